@@ -1,0 +1,146 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Provisioner is the hardware side of the state machine (BMO's
+// pkg/provisioner.Provisioner), implemented over Ironic by internal/ironic.
+// Every call is idempotent and cheap to repeat: the state machine calls the
+// action of the current state on every pass, and the provisioner looks at
+// the node and either issues the next Ironic verb, says it is still working
+// (Result.Dirty with RequeueAfter), says it is done (empty Result), or
+// reports a permanent failure (Result.ErrorMessage, with Ironic's
+// last_error). A returned Go error is transient (retried by the caller).
+//
+// restartOnFailure is true when the host is retrying after an error of the
+// action's own type: the provisioner re-issues the Ironic verb instead of
+// re-reporting the failed state's last_error.
+type Provisioner interface {
+	// Register finds the node (Status.ID, then Spec.Name, then a port with
+	// Spec.BootMACAddress) or creates it, updates it (driver_info only when
+	// credentialsChanged), creates the boot MAC port, and moves it from
+	// enroll to manageable. It returns the node id as soon as it is known,
+	// even with an error result, so the caller never loses track of it.
+	Register(ctx context.Context, h *Host, credentialsChanged, restartOnFailure bool) (Result, string, error)
+	// Inspect runs hardware inspection; done when the node is manageable
+	// and inspected. started reports that this call issued the verb.
+	Inspect(ctx context.Context, h *Host, restartOnFailure, refresh bool) (res Result, started bool, details *HardwareDetails, err error)
+	// Prepare runs manual cleaning with the steps the spec needs (root
+	// device hints, firmware settings); unprepared says whether anything
+	// changed. The node ends in manageable.
+	Prepare(ctx context.Context, h *Host, unprepared, restartOnFailure bool) (res Result, started bool, err error)
+	// Provide moves a manageable node to available (automated cleaning).
+	Provide(ctx context.Context, h *Host) (Result, error)
+	// Provision writes instance_info from Spec.Image and deploys with the
+	// config drive; done when the node is active.
+	Provision(ctx context.Context, h *Host, restartOnFailure bool) (Result, error)
+	// Deprovision undeploys and waits through cleaning back to available.
+	Deprovision(ctx context.Context, h *Host, restartOnFailure bool) (Result, error)
+	// Adopt adopts an externally provisioned (or provisioned) host.
+	Adopt(ctx context.Context, h *Host, restartOnFailure bool) (Result, error)
+	// PowerOn and PowerOff converge the node's power state. PowerOff uses
+	// soft power off unless mode is hard (or errorCount > 0).
+	PowerOn(ctx context.Context, h *Host, force bool) (Result, error)
+	PowerOff(ctx context.Context, h *Host, mode PowerMode, force bool) (Result, error)
+	// Delete removes the node (maintenance fallback as BMO does); a node
+	// that is already gone counts as done.
+	Delete(ctx context.Context, h *Host) (Result, error)
+	// Detach deletes the node without deprovisioning it.
+	Detach(ctx context.Context, h *Host) (Result, error)
+	// Observe reads the node behind h (Status.ID, else Spec.Name) without
+	// changing anything. A node that does not exist gives Exists=false and
+	// no error.
+	Observe(ctx context.Context, h *Host) (Observation, error)
+}
+
+// Observation is what the provisioner sees of a node right now.
+type Observation struct {
+	Exists bool
+	ID     string
+	Name   string
+	// State is the BMO state the node's Ironic provision state implies,
+	// given the host's previous state (see internal/ironic's mapping).
+	State                State
+	ProvisionState       string
+	TargetProvisionState string
+	// PoweredOn is nil while Ironic does not know the power state.
+	PoweredOn   *bool
+	LastError   string
+	Maintenance bool
+	// DeployedImage is read back from instance_info (nil when none).
+	DeployedImage *Image
+	Labels        map[string]string
+	ResourceClass string
+	Traits        []string
+	// AllocationID is set while the node is claimed.
+	AllocationID string
+	UpdatedAt    time.Time
+}
+
+// ErrNotRegistered is returned (wrapped) by a Provisioner when the node does
+// not exist; the delete rules use it to skip power-off.
+var ErrNotRegistered = errors.New("host is not registered in Ironic")
+
+// Waiter blocks until the node with the given id changes state, the
+// duration passes, or the context ends. An empty id just waits. The Ironic
+// implementation is the provider's shared watcher; tests use a fake that
+// advances a fake clock.
+type Waiter interface {
+	Wait(ctx context.Context, id string, d time.Duration) error
+}
+
+// Clock tells the time (a fake in tests).
+type Clock interface {
+	Now() time.Time
+}
+
+// SystemClock is the real clock.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// HostError is how every failure leaves the state machine: it names the
+// host, the state it was in, the Ironic verb and Ironic's last_error.
+type HostError struct {
+	Host           string
+	ID             string
+	State          State
+	ErrorType      ErrorType
+	Verb           string
+	ProvisionState string
+	// LastError is Ironic's last_error (or the provisioner's message).
+	LastError string
+	// Err is an underlying Go error (timeout, context cancelled, transport).
+	Err error
+}
+
+func (e *HostError) Error() string {
+	msg := fmt.Sprintf("host %q", e.Host)
+	if e.ID != "" {
+		msg += fmt.Sprintf(" (node %s)", e.ID)
+	}
+	msg += fmt.Sprintf(": state %q", string(e.State))
+	if e.ErrorType != NoError {
+		msg += fmt.Sprintf(", %s", e.ErrorType)
+	}
+	if e.Verb != "" {
+		msg += fmt.Sprintf(", Ironic verb %q", e.Verb)
+	}
+	if e.ProvisionState != "" {
+		msg += fmt.Sprintf(", Ironic provision state %q", e.ProvisionState)
+	}
+	if e.LastError != "" {
+		msg += fmt.Sprintf(": last_error: %s", e.LastError)
+	}
+	if e.Err != nil {
+		msg += fmt.Sprintf(": %v", e.Err)
+	}
+	return msg
+}
+
+func (e *HostError) Unwrap() error { return e.Err }

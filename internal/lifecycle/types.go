@@ -1,0 +1,259 @@
+// Package lifecycle is the Bare Metal Operator's host state machine, ported
+// to a pure Go package: states, transitions, actions, error types, retry and
+// backoff, the capacity gate and the delete rules. It knows nothing of
+// Terraform and nothing of Ironic; it drives hardware only through the
+// Provisioner interface (as BMO's pkg/provisioner does). internal/ironic
+// implements that interface; internal/resources translates Terraform models
+// into Host values and calls Converge.
+package lifecycle
+
+import (
+	"time"
+)
+
+// State is a BareMetalHost provisioning state, with BMO's names.
+type State string
+
+const (
+	StateNone                    State = ""
+	StateUnmanaged               State = "unmanaged"
+	StateRegistering             State = "registering"
+	StateInspecting              State = "inspecting"
+	StatePreparing               State = "preparing"
+	StateAvailable               State = "available"
+	StateProvisioning            State = "provisioning"
+	StateProvisioned             State = "provisioned"
+	StateExternallyProvisioned   State = "externally provisioned"
+	StateDeprovisioning          State = "deprovisioning"
+	StatePoweringOffBeforeDelete State = "powering off before delete"
+	StateDeleting                State = "deleting"
+	// StateDeleted is not a BMO state: it marks a host whose node is gone
+	// (BMO drops the finalizer and the object disappears).
+	StateDeleted State = "deleted"
+)
+
+// ErrorType is BMO's status.errorType.
+type ErrorType string
+
+const (
+	NoError                      ErrorType = ""
+	RegistrationError            ErrorType = "registration error"
+	InspectionError              ErrorType = "inspection error"
+	PreparationError             ErrorType = "preparation error"
+	ProvisioningError            ErrorType = "provisioning error"
+	ProvisionedRegistrationError ErrorType = "provisioned registration error"
+	PowerManagementError         ErrorType = "power management error"
+	DetachError                  ErrorType = "detach error"
+	ServicingError               ErrorType = "servicing error"
+)
+
+// OperationalStatus is BMO's status.operationalStatus.
+type OperationalStatus string
+
+const (
+	OperationalOK         OperationalStatus = "OK"
+	OperationalDiscovered OperationalStatus = "discovered"
+	OperationalError      OperationalStatus = "error"
+	OperationalDelayed    OperationalStatus = "delayed"
+	OperationalDetached   OperationalStatus = "detached"
+	OperationalServicing  OperationalStatus = "servicing"
+)
+
+// BootMode is the host's firmware boot mode.
+type BootMode string
+
+const (
+	BootModeUEFI           BootMode = "UEFI"
+	BootModeUEFISecureBoot BootMode = "UEFISecureBoot"
+	BootModeLegacy         BootMode = "legacy"
+)
+
+// AutomatedCleaningMode is BMO's automatedCleaningMode.
+const (
+	CleaningMetadata = "metadata"
+	CleaningDisabled = "disabled"
+)
+
+// RootDeviceHints are BMO's root device hints (devicehints.go).
+type RootDeviceHints struct {
+	DeviceName         string
+	HCTL               string
+	Model              string
+	Vendor             string
+	SerialNumber       string
+	MinSizeGigabytes   int
+	WWN                string
+	WWNWithExtension   string
+	WWNVendorExtension string
+	// Rotational is nil when unset.
+	Rotational *bool
+}
+
+// IsZero reports whether no hint is set.
+func (h *RootDeviceHints) IsZero() bool {
+	return h == nil || *h == RootDeviceHints{}
+}
+
+// BMCAccess is what the provisioner needs to reach a host's BMC: the Ironic
+// driver, the interfaces the address scheme implies, and driver_info
+// (credentials included). internal/bmc builds it from a BMC address.
+type BMCAccess struct {
+	// Address is the BMC address as the user wrote it, for messages only.
+	Address    string
+	Driver     string
+	Interfaces map[string]string // e.g. "boot_interface": "redfish-virtual-media"
+	DriverInfo map[string]any
+	// CredentialsVersion changes whenever the credentials or the address
+	// change (a hash; never the password itself). The provisioner pushes
+	// driver_info again when it differs from Status.GoodCredentials.
+	CredentialsVersion string
+	// NeedsMAC is true for drivers that always need a boot MAC (libvirt).
+	NeedsMAC bool
+	// VirtualMedia hosts are never held by the capacity gate.
+	VirtualMedia bool
+}
+
+// HasCredentials reports whether a driver and driver_info are known.
+func (b BMCAccess) HasCredentials() bool { return b.Driver != "" }
+
+// Image is BMO's spec.image.
+type Image struct {
+	URL          string
+	Checksum     string
+	ChecksumType string // "", auto, md5, sha256, sha512
+	Format       string // raw, qcow2, vdi, vmdk, live-iso
+}
+
+// IsLiveISO reports whether the image boots as a live ISO (ramdisk deploy).
+func (i *Image) IsLiveISO() bool { return i != nil && i.Format == "live-iso" }
+
+// HostSpec is what the user asked for (BMO's BareMetalHost spec).
+type HostSpec struct {
+	Name                  string
+	BMC                   BMCAccess
+	BootMACAddress        string
+	BootMode              BootMode
+	RootDeviceHints       *RootDeviceHints
+	Online                bool
+	ExternallyProvisioned bool
+	InspectionDisabled    bool
+	AutomatedCleaningMode string
+	Labels                map[string]string
+	ResourceClass         string
+	Traits                []string
+	ConductorGroup        string
+	DisablePowerOff       bool
+
+	// Image and the data below are set by a deployment (CAPM3 writes them
+	// into the BMH; baremetal_deployment writes them here).
+	Image        *Image
+	CustomDeploy string
+	UserData     string
+	MetaData     map[string]any
+	NetworkData  map[string]any
+	// InstanceUUID is written to instance_info.instance_uuid (BMO: the BMH UID).
+	InstanceUUID string
+
+	// FirmwareSettings, when non-empty and different from what was last
+	// applied (Status.AppliedFirmware), makes the host "unprepared": it goes
+	// back through preparing, where they are sent as bios.apply_configuration.
+	FirmwareSettings map[string]string
+	// MaxProvisioningRetries is --max-provisioning-retries (default 5).
+	MaxProvisioningRetries int
+}
+
+// HostStatus is what the state machine knows (BMO's BareMetalHost status).
+type HostStatus struct {
+	// ID is the provisioner's id for the host (the Ironic node UUID).
+	ID                string
+	State             State
+	OperationalStatus OperationalStatus
+	ErrorType         ErrorType
+	ErrorMessage      string
+	ErrorCount        int
+	PoweredOn         bool
+	LastUpdated       time.Time
+	// GoodCredentials is the BMCAccess.CredentialsVersion last registered.
+	GoodCredentials string
+	// ProvisioningFailCount and LastAttemptedImage drive the provisioning
+	// retry limit; the count resets when the image changes.
+	ProvisioningFailCount int
+	LastAttemptedImage    string
+	// DeployedImage is status.provisioning.image: what is on the disk.
+	DeployedImage *Image
+	// DeployedCustomDeploy is status.provisioning.customDeploy.method.
+	DeployedCustomDeploy string
+	// PreparedRootDeviceHints and AppliedFirmware record what the last
+	// successful preparing applied (status.provisioning.rootDeviceHints,
+	// HostFirmwareSettings status).
+	PreparedRootDeviceHints *RootDeviceHints
+	AppliedFirmware         map[string]string
+	// OperationHistory stamps when each state was entered.
+	OperationHistory map[State]time.Time
+	// HardwareDetails is what the last inspection returned (BMO's
+	// status.hardware); nil until a host has been inspected.
+	HardwareDetails *HardwareDetails
+}
+
+// Host is one BareMetalHost: spec, status, and whether a delete was asked.
+type Host struct {
+	Spec   HostSpec
+	Status HostStatus
+	// Deleting is BMO's deletion timestamp: terraform destroy sets it.
+	Deleting bool
+	// Detached is BMO's detached annotation; DetachForce its force flag.
+	Detached    bool
+	DetachForce bool
+	// InspectRequested is BMO's inspect.metal3.io annotation: an available
+	// host goes back to inspecting. The state machine clears it once the
+	// inspection has started.
+	InspectRequested bool
+}
+
+// Result is what a Provisioner call returns (BMO's provisioner.Result):
+// Dirty/RequeueAfter while work is in progress, ErrorMessage for a
+// permanent failure (the caller maps it to its error type), and a Go error
+// (returned beside the Result) for a transient failure.
+type Result struct {
+	Dirty        bool
+	RequeueAfter time.Duration
+	ErrorMessage string
+	// Verb is the Ironic verb or call behind the result ("manage",
+	// "inspect", "clean", "provide", "active", "deleted", "power off", ...),
+	// and ProvisionState the Ironic provision state the node was in. Both
+	// are for error messages and progress logs.
+	Verb           string
+	ProvisionState string
+}
+
+// HardwareDetails is a summary of inspected hardware (BMO's HardwareDetails),
+// enough for claiming and for the data sources.
+type HardwareDetails struct {
+	CPUArch      string
+	CPUCount     int
+	RAMMebibytes int
+	NICs         []NIC
+	Storage      []Disk
+}
+
+// NIC is one inspected network interface.
+type NIC struct {
+	Name string
+	MAC  string
+	IP   string
+	PXE  bool
+}
+
+// Disk is one inspected disk.
+type Disk struct {
+	Name      string
+	SizeBytes int64
+}
+
+// PowerMode selects soft or hard power off.
+type PowerMode string
+
+const (
+	PowerSoft PowerMode = "soft"
+	PowerHard PowerMode = "hard"
+)

@@ -1,0 +1,702 @@
+package ironic
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/httpbasic"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+	"github.com/gophercloud/gophercloud/v2/openstack/config"
+	"github.com/gophercloud/gophercloud/v2/openstack/utils"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+// DefaultEndpoint is the Ironic API used when Config.Endpoint is empty (and
+// auth is not keystone, where the service catalog names it).
+const DefaultEndpoint = "http://127.0.0.1:6385"
+
+// Authentication strategies (Config.Auth).
+const (
+	AuthNoAuth    = "noauth"
+	AuthHTTPBasic = "http_basic"
+	AuthKeystone  = "keystone"
+)
+
+// API microversions.
+const (
+	// MinMicroversion is the oldest Ironic API this provider works with:
+	// 1.56 accepts the config drive as JSON (user, meta and network data).
+	MinMicroversion = "1.56"
+	// ClientMaxMicroversion is the newest Ironic API this provider knows.
+	ClientMaxMicroversion = "1.95"
+)
+
+// Minor versions (of API 1.x) that gate features; use with Conn.Supports.
+const (
+	MicroversionConductors      = 49 // GET /v1/conductors
+	MicroversionAllocations     = 52 // allocation API
+	MicroversionConfigDriveJSON = 56 // config drive as a JSON object
+	MicroversionInventory       = 81 // GET /v1/nodes/{id}/inventory
+	MicroversionFirmware        = 86 // firmware interface and components
+	MicroversionServicing       = 87 // service provision verb
+	MicroversionDisablePowerOff = 95 // node disable_power_off
+)
+
+const (
+	headerMinVersion = "X-OpenStack-Ironic-API-Minimum-Version"
+	headerMaxVersion = "X-OpenStack-Ironic-API-Maximum-Version"
+
+	// maxWaitPoll bounds the pause between two polls of the API wait.
+	maxWaitPoll = 10 * time.Second
+)
+
+// Config says how to reach Ironic.
+type Config struct {
+	// Endpoint is the Ironic API URL, with or without the trailing /v1.
+	// Empty means DefaultEndpoint, except with keystone auth, where empty
+	// means the endpoint from the service catalog (then a set Endpoint
+	// overrides the catalog).
+	Endpoint string
+
+	// Auth is AuthNoAuth (default), AuthHTTPBasic or AuthKeystone. Empty
+	// means keystone when Cloud or AuthURL is set, else noauth.
+	Auth string
+
+	// Username and Password are the http_basic credentials, and the
+	// keystone user's credentials (overriding clouds.yaml when set).
+	Username string
+	Password string
+
+	// Keystone: Cloud names an entry of clouds.yaml (found in the standard
+	// places, or in CloudsFile). Without Cloud, the explicit fields below
+	// are used; with Cloud, those that are set override clouds.yaml.
+	Cloud             string
+	CloudsFile        string
+	AuthURL           string
+	ProjectName       string
+	ProjectID         string
+	UserDomainName    string
+	ProjectDomainName string
+	Region            string
+	// Interface is the catalog endpoint interface: public (default),
+	// internal or admin.
+	Interface string
+
+	// TLS. CACertFile/CACertPEM replace the system roots when set.
+	// Insecure skips certificate verification; it is never turned on
+	// implicitly.
+	CACertFile     string
+	CACertPEM      string
+	ClientCertFile string
+	ClientCertPEM  string
+	ClientKeyFile  string
+	ClientKeyPEM   string
+	Insecure       bool
+
+	// Microversion pins the API microversion ("1.82"); empty negotiates
+	// the highest one both sides support.
+	Microversion string
+
+	// APIWaitTimeout, when > 0, makes Connect wait up to that long for the
+	// API to answer and a conductor to be alive. 0 fails at once when
+	// Ironic cannot be reached.
+	APIWaitTimeout time.Duration
+
+	// MaxRetries bounds the retries of one request (0 means
+	// DefaultMaxRetries, negative means none). MinBackoff/MaxBackoff bound
+	// the jittered exponential backoff (defaults 1s and 30s).
+	// RequestTimeout bounds one attempt (0 means DefaultRequestTimeout,
+	// negative means none).
+	MaxRetries     int
+	MinBackoff     time.Duration
+	MaxBackoff     time.Duration
+	RequestTimeout time.Duration
+
+	// UserAgent is put in front of gophercloud's User-Agent.
+	UserAgent string
+}
+
+// Conn is a connection to Ironic with a negotiated microversion.
+type Conn struct {
+	// Client sends requests at Microversion through the retrying transport.
+	Client *gophercloud.ServiceClient
+	// Endpoint is the Ironic API root used (credentials redacted).
+	Endpoint string
+	// Auth is the authentication strategy in use.
+	Auth string
+	// Microversion is the negotiated (or pinned) microversion.
+	Microversion string
+	// MaxMicroversion and ServerMinMicroversion are the server's range.
+	MaxMicroversion       string
+	ServerMinMicroversion string
+
+	minor int
+}
+
+// Supports tells whether the connection's microversion is at least 1.minor.
+func (c *Conn) Supports(minor int) bool {
+	return c != nil && c.minor >= minor
+}
+
+// Require returns a clear error when the negotiated microversion is older
+// than 1.minor, naming the feature that needs it.
+func (c *Conn) Require(feature string, minor int) error {
+	if c.Supports(minor) {
+		return nil
+	}
+	cur := ""
+	if c != nil {
+		cur = c.Microversion
+	}
+	return fmt.Errorf("%s needs Ironic API microversion 1.%d or later, but the connection uses %s (server maximum %s)",
+		feature, minor, cur, c.MaxMicroversion)
+}
+
+// WithMicroversion returns a copy of the service client that sends the
+// given microversion (same transport, auth and endpoint).
+func (c *Conn) WithMicroversion(v string) *gophercloud.ServiceClient {
+	sc := *c.Client
+	sc.Microversion = v
+	return &sc
+}
+
+// CompareMicroversions compares two "X.Y" microversions like strings.Compare.
+// A malformed version compares lower than any valid one.
+func CompareMicroversions(a, b string) int {
+	am, an, aerr := utils.ParseMicroversion(a)
+	bm, bn, berr := utils.ParseMicroversion(b)
+	switch {
+	case aerr != nil && berr != nil:
+		return 0
+	case aerr != nil:
+		return -1
+	case berr != nil:
+		return 1
+	}
+	if am != bm {
+		if am < bm {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case an < bn:
+		return -1
+	case an > bn:
+		return 1
+	}
+	return 0
+}
+
+// NegotiateMicroversion picks the microversion to use given the server's
+// range: the pinned one if the server supports it, else the highest both
+// this client (ClientMaxMicroversion) and the server support. Either must
+// be at least MinMicroversion.
+func NegotiateMicroversion(serverMin, serverMax, pinned string) (string, error) {
+	if _, _, err := utils.ParseMicroversion(serverMax); err != nil {
+		return "", fmt.Errorf("Ironic reported an invalid maximum API microversion %q", serverMax)
+	}
+	if serverMin == "" {
+		serverMin = "1.1"
+	}
+	if pinned != "" {
+		if _, _, err := utils.ParseMicroversion(pinned); err != nil {
+			return "", fmt.Errorf("invalid microversion %q: want the form 1.NN", pinned)
+		}
+		if CompareMicroversions(pinned, MinMicroversion) < 0 {
+			return "", fmt.Errorf("microversion %s is older than %s, the oldest this provider supports (config drive as JSON)", pinned, MinMicroversion)
+		}
+		if CompareMicroversions(pinned, serverMin) < 0 || CompareMicroversions(pinned, serverMax) > 0 {
+			return "", fmt.Errorf("the pinned microversion %s is not supported by this Ironic, which supports %s to %s", pinned, serverMin, serverMax)
+		}
+		return pinned, nil
+	}
+	chosen := serverMax
+	if CompareMicroversions(chosen, ClientMaxMicroversion) > 0 {
+		chosen = ClientMaxMicroversion
+	}
+	if CompareMicroversions(chosen, MinMicroversion) < 0 {
+		return "", fmt.Errorf("this Ironic supports API microversions up to %s, but this provider needs at least %s (config drive as JSON); upgrade Ironic", serverMax, MinMicroversion)
+	}
+	if CompareMicroversions(chosen, serverMin) < 0 {
+		return "", fmt.Errorf("this Ironic requires API microversion %s or later, newer than %s, the newest this provider knows", serverMin, ClientMaxMicroversion)
+	}
+	return chosen, nil
+}
+
+// configError marks errors in the configuration: never retried.
+type configError struct{ msg string }
+
+func (e *configError) Error() string { return e.msg }
+
+func cfgErr(format string, args ...any) error {
+	return &configError{msg: fmt.Sprintf(format, args...)}
+}
+
+// normalizeEndpoint returns the API root with a trailing slash and without
+// /v1, e.g. "http://127.0.0.1:6385/".
+func normalizeEndpoint(ep string) (string, error) {
+	ep = strings.TrimSpace(ep)
+	u, err := url.Parse(ep)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", cfgErr("invalid Ironic endpoint %q: want http(s)://host:port, optionally ending in /v1", redact(ep))
+	}
+	u.RawQuery, u.Fragment = "", ""
+	p := strings.TrimRight(u.Path, "/")
+	p = strings.TrimSuffix(p, "/v1")
+	u.Path = p + "/"
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// redact removes a password from a URL for messages.
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return s
+}
+
+func (c Config) authStrategy() (string, error) {
+	a := strings.ToLower(strings.TrimSpace(c.Auth))
+	switch a {
+	case "":
+		if c.Cloud != "" || c.AuthURL != "" {
+			return AuthKeystone, nil
+		}
+		return AuthNoAuth, nil
+	case AuthNoAuth, AuthHTTPBasic, AuthKeystone:
+		return a, nil
+	case "basic", "http-basic", "httpbasic":
+		return AuthHTTPBasic, nil
+	}
+	return "", cfgErr("unknown Ironic auth strategy %q: want %s, %s or %s", c.Auth, AuthNoAuth, AuthHTTPBasic, AuthKeystone)
+}
+
+// Connect builds a client for Ironic, checks that the API answers (waiting
+// up to cfg.APIWaitTimeout for the API and a live conductor when it is set)
+// and negotiates the API microversion.
+func Connect(ctx context.Context, cfg Config) (*Conn, error) {
+	auth, err := cfg.authStrategy()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Microversion != "" {
+		if _, _, err := utils.ParseMicroversion(cfg.Microversion); err != nil {
+			return nil, cfgErr("invalid microversion %q: want the form 1.NN", cfg.Microversion)
+		}
+	}
+	root := ""
+	if cfg.Endpoint != "" || auth != AuthKeystone {
+		ep := cfg.Endpoint
+		if ep == "" {
+			ep = DefaultEndpoint
+		}
+		if root, err = normalizeEndpoint(ep); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Insecure {
+		tflog.Warn(ctx, "TLS certificate verification of the Ironic API is disabled (insecure = true)")
+	}
+
+	// build creates the service client. For keystone it authenticates, so
+	// it runs inside the API wait when there is one.
+	var build func(ctx context.Context) (*gophercloud.ServiceClient, error)
+	switch auth {
+	case AuthNoAuth, AuthHTTPBasic:
+		hc, err := NewHTTPClient(cfg)
+		if err != nil {
+			return nil, err
+		}
+		var sc *gophercloud.ServiceClient
+		if auth == AuthNoAuth {
+			sc, err = noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: root + "v1/"})
+		} else {
+			if cfg.Username == "" || cfg.Password == "" {
+				return nil, cfgErr("http_basic auth needs a username and a password")
+			}
+			sc, err = httpbasic.NewBareMetalHTTPBasic(httpbasic.EndpointOpts{
+				IronicEndpoint: root + "v1/", IronicUser: cfg.Username, IronicUserPassword: cfg.Password,
+			})
+		}
+		if err != nil {
+			return nil, err
+		}
+		sc.HTTPClient = *hc
+		if cfg.UserAgent != "" {
+			sc.UserAgent.Prepend(cfg.UserAgent)
+		}
+		build = func(context.Context) (*gophercloud.ServiceClient, error) { return sc, nil }
+	case AuthKeystone:
+		build, err = keystoneBuilder(cfg, root)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	displayRoot := redact(root)
+	if displayRoot == "" {
+		displayRoot = "the endpoint from the service catalog"
+	}
+
+	var sc *gophercloud.ServiceClient
+	var serverMin, serverMax string
+	attempt := func(ctx context.Context, wantConductor bool) error {
+		if sc == nil {
+			c, err := build(ctx)
+			if err != nil {
+				return &authError{err}
+			}
+			sc = c
+			displayRoot = redact(apiRoot(sc))
+		}
+		mn, mx, err := probeVersions(ctx, sc)
+		if err != nil {
+			return err
+		}
+		serverMin, serverMax = mn, mx
+		if wantConductor {
+			return checkConductor(ctx, sc, mx)
+		}
+		return nil
+	}
+
+	if cfg.APIWaitTimeout > 0 {
+		if err := waitForIronic(ctx, cfg, func() string { return displayRoot }, attempt); err != nil {
+			return nil, err
+		}
+	} else if err := attempt(withRetryMode(ctx, retryNoConnErrors), false); err != nil {
+		return nil, explainConnectError(displayRoot, err)
+	}
+
+	chosen, err := NegotiateMicroversion(serverMin, serverMax, cfg.Microversion)
+	if err != nil {
+		return nil, fmt.Errorf("Ironic at %s: %w", displayRoot, err)
+	}
+	_, minor, _ := utils.ParseMicroversion(chosen)
+	sc.Microversion = chosen
+	tflog.Debug(ctx, "connected to Ironic", map[string]any{
+		"endpoint":         displayRoot,
+		"auth":             auth,
+		"microversion":     chosen,
+		"max_microversion": serverMax,
+	})
+	return &Conn{
+		Client:                sc,
+		Endpoint:              displayRoot,
+		Auth:                  auth,
+		Microversion:          chosen,
+		MaxMicroversion:       serverMax,
+		ServerMinMicroversion: serverMin,
+		minor:                 minor,
+	}, nil
+}
+
+// apiRoot is the unversioned API root of a service client.
+func apiRoot(sc *gophercloud.ServiceClient) string {
+	r, err := normalizeEndpoint(sc.ResourceBaseURL())
+	if err != nil {
+		return sc.ResourceBaseURL()
+	}
+	return r
+}
+
+// keystoneBuilder takes the keystone settings (the explicit fields, else
+// gophercloud's OS_* environment variables) and returns a function that
+// authenticates with config.NewProviderClient and finds Ironic in the
+// catalog (or at root when set).
+func keystoneBuilder(cfg Config, root string) (func(context.Context) (*gophercloud.ServiceClient, error), error) {
+	var ao gophercloud.AuthOptions
+	eo := gophercloud.EndpointOpts{Region: cfg.Region, Availability: availability(cfg.Interface)}
+
+	if cfg.Cloud != "" {
+		// gophercloud's clouds package (clouds.yaml) needs gopkg.in/yaml.v2,
+		// which this module's go.mod does not carry yet.
+		return nil, cfgErr("cloud %q: reading clouds.yaml is not supported by this build; set auth_url, username, password and the project explicitly (or the OS_* environment variables)", cfg.Cloud)
+	}
+	if cfg.AuthURL == "" && cfg.Username == "" && cfg.Password == "" {
+		// Everything from the OS_* environment variables, like the
+		// OpenStack CLI.
+		envAO, err := openstack.AuthOptionsFromEnv()
+		if err != nil {
+			return nil, cfgErr("keystone auth needs auth_url, username and password (or the OS_* environment variables): %v", err)
+		}
+		ao = envAO
+		if cfg.ProjectID != "" {
+			ao.TenantID, ao.TenantName = cfg.ProjectID, ""
+		} else if cfg.ProjectName != "" {
+			ao.TenantID, ao.TenantName = "", cfg.ProjectName
+		}
+		if eo.Region == "" {
+			eo.Region = os.Getenv("OS_REGION_NAME")
+		}
+		if cfg.Interface == "" {
+			eo.Availability = availability(os.Getenv("OS_INTERFACE"))
+		}
+	} else {
+		if cfg.AuthURL == "" {
+			return nil, cfgErr("keystone auth needs an auth_url")
+		}
+		if cfg.Username == "" || cfg.Password == "" {
+			return nil, cfgErr("keystone auth needs a username and a password")
+		}
+		ao = gophercloud.AuthOptions{
+			IdentityEndpoint: cfg.AuthURL,
+			Username:         cfg.Username,
+			Password:         cfg.Password,
+			DomainName:       cfg.UserDomainName,
+		}
+		switch {
+		case cfg.ProjectID != "":
+			ao.Scope = &gophercloud.AuthScope{ProjectID: cfg.ProjectID}
+		case cfg.ProjectName != "":
+			dom := cfg.ProjectDomainName
+			if dom == "" {
+				dom = cfg.UserDomainName
+			}
+			ao.Scope = &gophercloud.AuthScope{ProjectName: cfg.ProjectName, DomainName: dom}
+		}
+	}
+	// Long applies outlive tokens: let gophercloud authenticate again.
+	ao.AllowReauth = ao.Password != "" || ao.ApplicationCredentialSecret != ""
+
+	hc, err := NewHTTPClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	return func(ctx context.Context) (*gophercloud.ServiceClient, error) {
+		pc, err := config.NewProviderClient(ctx, ao, config.WithHTTPClient(*hc))
+		if err != nil {
+			return nil, fmt.Errorf("keystone authentication at %s failed: %w", redact(ao.IdentityEndpoint), err)
+		}
+		if cfg.UserAgent != "" {
+			pc.UserAgent.Prepend(cfg.UserAgent)
+		}
+		ep := root
+		if ep == "" {
+			// Look Ironic up in the catalog. Unlike openstack.NewBareMetalV1
+			// this skips gophercloud's version discovery, which runs
+			// without our context (no cancellation, no logging); the probe
+			// of Connect reads the versions instead.
+			leo := eo
+			leo.ApplyDefaults("baremetal")
+			leo.Version = 0
+			u, err := pc.EndpointLocator(leo)
+			if err != nil {
+				return nil, fmt.Errorf("finding Ironic (baremetal) in the keystone catalog: %w", err)
+			}
+			if ep, err = normalizeEndpoint(u); err != nil {
+				return nil, fmt.Errorf("the keystone catalog's Ironic endpoint: %w", err)
+			}
+		}
+		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep + "v1/", Type: "baremetal"}, nil
+	}, nil
+}
+
+func availability(iface string) gophercloud.Availability {
+	switch strings.TrimSuffix(strings.ToLower(iface), "url") {
+	case "internal":
+		return gophercloud.AvailabilityInternal
+	case "admin":
+		return gophercloud.AvailabilityAdmin
+	}
+	return gophercloud.AvailabilityPublic
+}
+
+// rootDocument is GET /v1/.
+type rootDocument struct {
+	Version *struct {
+		ID         string `json:"id"`
+		Version    string `json:"version"`
+		MinVersion string `json:"min_version"`
+	} `json:"version"`
+}
+
+// probeVersions reads the server's microversion range from GET /v1/ (the
+// document's version object, else Ironic's version headers).
+func probeVersions(ctx context.Context, sc *gophercloud.ServiceClient) (string, string, error) {
+	var doc rootDocument
+	probe := *sc
+	probe.Microversion = ""
+	resp, err := probe.Get(ctx, probe.ResourceBaseURL(), &doc, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})
+	if err != nil {
+		return "", "", err
+	}
+	var mn, mx string
+	if doc.Version != nil {
+		mn, mx = doc.Version.MinVersion, doc.Version.Version
+	}
+	if mx == "" && resp != nil {
+		mn, mx = resp.Header.Get(headerMinVersion), resp.Header.Get(headerMaxVersion)
+	}
+	if mx == "" {
+		return "", "", errors.New("the API root did not report its microversions: is this an Ironic API?")
+	}
+	return mn, mx, nil
+}
+
+var errNoConductor = errors.New("the Ironic API answers but no conductor is alive yet")
+
+// checkConductor succeeds when a conductor is alive: GET /v1/conductors
+// (1.49+), else GET /v1/drivers is not empty.
+func checkConductor(ctx context.Context, sc *gophercloud.ServiceClient, serverMax string) error {
+	c := *sc
+	if CompareMicroversions(serverMax, "1."+strconv.Itoa(MicroversionConductors)) >= 0 {
+		c.Microversion = "1." + strconv.Itoa(MicroversionConductors)
+		var out struct {
+			Conductors []struct {
+				Hostname string `json:"hostname"`
+				Alive    bool   `json:"alive"`
+			} `json:"conductors"`
+		}
+		if _, err := c.Get(ctx, c.ServiceURL("conductors"), &out, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}}); err != nil {
+			return err
+		}
+		for _, cd := range out.Conductors {
+			if cd.Alive {
+				return nil
+			}
+		}
+		return fmt.Errorf("%w (%d registered)", errNoConductor, len(out.Conductors))
+	}
+	c.Microversion = ""
+	var out struct {
+		Drivers []struct {
+			Name string `json:"name"`
+		} `json:"drivers"`
+	}
+	if _, err := c.Get(ctx, c.ServiceURL("drivers"), &out, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}}); err != nil {
+		return err
+	}
+	if len(out.Drivers) == 0 {
+		return fmt.Errorf("%w (no drivers registered)", errNoConductor)
+	}
+	return nil
+}
+
+// permanentError tells the API wait which failures will not heal by
+// waiting: configuration, credentials, TLS verification.
+func permanentError(err error) bool {
+	var ce *configError
+	if errors.As(err, &ce) {
+		return true
+	}
+	if isTLSVerifyError(err) {
+		return true
+	}
+	for _, code := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotAcceptable} {
+		if gophercloud.ResponseCodeIs(err, code) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTLSVerifyError(err error) bool {
+	var ua x509.UnknownAuthorityError
+	var hn x509.HostnameError
+	var ci x509.CertificateInvalidError
+	var cv *tls.CertificateVerificationError
+	return errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci) || errors.As(err, &cv)
+}
+
+// authError is a failure to build the client (keystone authentication
+// or catalog lookup); its message names what failed.
+type authError struct{ err error }
+
+func (e *authError) Error() string { return e.err.Error() }
+func (e *authError) Unwrap() error { return e.err }
+
+func explainConnectError(root string, err error) error {
+	var ce *configError
+	if errors.As(err, &ce) {
+		return err
+	}
+	var ae *authError
+	if errors.As(err, &ae) {
+		if isTLSVerifyError(err) {
+			return fmt.Errorf("%w (TLS verification failed: set the CA certificate, or insecure = true to skip verification)", ae.err)
+		}
+		return ae.err
+	}
+	if isTLSVerifyError(err) {
+		return fmt.Errorf("could not reach Ironic at %s: TLS verification failed (set the CA certificate of the endpoint, or insecure = true to skip verification): %w", root, err)
+	}
+	return fmt.Errorf("could not reach Ironic at %s: %w", root, err)
+}
+
+// waitForIronic polls attempt until it succeeds, fails permanently, the
+// wait times out or ctx ends. Progress is logged through tflog.
+func waitForIronic(ctx context.Context, cfg Config, root func() string, attempt func(context.Context, bool) error) error {
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, cfg.APIWaitTimeout)
+	defer cancel()
+	_, delay, maxB, _ := cfg.transportSettings()
+	if maxB > maxWaitPoll {
+		maxB = maxWaitPoll
+	}
+	if delay > maxB {
+		delay = maxB
+	}
+	var lastErr error
+	for n := 1; ; n++ {
+		err := attempt(withRetryMode(wctx, retryNone), true)
+		if err == nil {
+			if n > 1 {
+				tflog.Info(ctx, "Ironic API and conductor are ready", map[string]any{
+					"endpoint": root(), "waited": time.Since(start).Round(time.Millisecond).String(), "polls": n,
+				})
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("waiting for Ironic at %s: %w", root(), ctx.Err())
+		}
+		if wctx.Err() == nil || lastErr == nil || !errors.Is(err, context.DeadlineExceeded) {
+			lastErr = err
+		}
+		if permanentError(err) {
+			return explainConnectError(root(), err)
+		}
+		if wctx.Err() != nil {
+			break
+		}
+		tflog.Info(ctx, "waiting for the Ironic API and a live conductor", map[string]any{
+			"endpoint":   root(),
+			"waited":     time.Since(start).Round(time.Millisecond).String(),
+			"timeout":    cfg.APIWaitTimeout.String(),
+			"poll":       n,
+			"last_error": err.Error(),
+		})
+		pause := delay/2 + time.Duration(rand.Int64N(int64(delay/2)+1))
+		t := time.NewTimer(pause)
+		select {
+		case <-wctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("waiting for Ironic at %s: %w", root(), ctx.Err())
+		}
+		if wctx.Err() != nil {
+			break
+		}
+		delay = min(delay*2, maxB)
+	}
+	return fmt.Errorf("could not reach Ironic at %s: not ready after waiting %s (api_wait_timeout): %w",
+		root(), cfg.APIWaitTimeout, lastErr)
+}

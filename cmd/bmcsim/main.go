@@ -1,0 +1,83 @@
+// Command bmcsim runs the Redfish BMC simulator (internal/bmc/sim) as a
+// standalone process, for tests that drive a separate Ironic.
+//
+//	bmcsim -listen 127.0.0.1:8000 -systems 3 -username admin -password password
+//
+// It prints one line per system with its Redfish URL, then serves until
+// SIGINT or SIGTERM. Faults can be injected at /sim/systems/{id}/faults.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bmcsim:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx ends.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bmcsim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:8000", "address of the shared listener")
+	systems := fs.Int("systems", 1, "number of simulated systems (sys-0 .. sys-N-1)")
+	username := fs.String("username", "admin", "BMC username of every system")
+	password := fs.String("password", "password", "BMC password of every system")
+	useTLS := fs.Bool("tls", false, "serve HTTPS with a self-signed certificate")
+	portBase := fs.Int("per-system-port-base", 0, "if set, system i also listens on port base+i")
+	verbose := fs.Bool("v", false, "log every request")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *systems < 1 {
+		return fmt.Errorf("-systems must be at least 1")
+	}
+	opts := sim.Options{Addr: *listen, TLS: *useTLS}
+	if *portBase > 0 {
+		opts.PerSystemListeners = true
+		opts.PerSystemPortBase = *portBase
+	}
+	if *verbose {
+		logger := log.New(stderr, "", log.LstdFlags)
+		opts.Logf = logger.Printf
+	}
+	srv, err := sim.Start(opts, *systems, *username, *password)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	printURLs(stdout, srv)
+	<-ctx.Done()
+	fmt.Fprintln(stdout, "bmcsim: stopping")
+	return nil
+}
+
+func printURLs(w io.Writer, srv *sim.Server) {
+	fmt.Fprintf(w, "bmcsim: serving on %s (admin API at %s/sim/systems)\n", srv.URL(), srv.URL())
+	for _, id := range srv.SystemIDs() {
+		u := srv.SystemURL(id)
+		scheme := "redfish+http"
+		if strings.HasPrefix(u, "https://") {
+			scheme = "redfish+https"
+		}
+		_, rest, _ := strings.Cut(u, "://")
+		fmt.Fprintf(w, "%s %s://%s\n", id, scheme, rest)
+	}
+}

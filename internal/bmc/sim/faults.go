@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// Faults are misbehaviours injected into one system. The zero value is a
+// healthy BMC. They apply to requests addressed to that system: its
+// /Systems, /Managers and /Chassis resources on the shared listener, and
+// every request on the system's own listener (Options.PerSystemListeners).
+type Faults struct {
+	// WrongCredentials rejects every authentication with 401, as if the
+	// configured password were wrong.
+	WrongCredentials bool `json:"wrong_credentials,omitempty"`
+	// ErrorBurst answers the next ErrorBurst requests with ErrorStatus
+	// (default 500); it counts down as requests arrive.
+	ErrorBurst  int `json:"error_burst,omitempty"`
+	ErrorStatus int `json:"error_status,omitempty"`
+	// Delay holds every request this long before answering it.
+	Delay time.Duration `json:"-"`
+	// PowerStuck accepts ComputerSystem.Reset but never changes the power
+	// state (nor applies pending BIOS settings).
+	PowerStuck bool `json:"power_stuck,omitempty"`
+	// Unreachable drops every connection without an answer.
+	Unreachable bool `json:"unreachable,omitempty"`
+}
+
+type faultsJSON struct {
+	WrongCredentials bool  `json:"wrong_credentials,omitempty"`
+	ErrorBurst       int   `json:"error_burst,omitempty"`
+	ErrorStatus      int   `json:"error_status,omitempty"`
+	DelayMS          int64 `json:"delay_ms,omitempty"`
+	PowerStuck       bool  `json:"power_stuck,omitempty"`
+	Unreachable      bool  `json:"unreachable,omitempty"`
+}
+
+// MarshalJSON writes Delay as delay_ms (milliseconds).
+func (f Faults) MarshalJSON() ([]byte, error) {
+	return json.Marshal(faultsJSON{
+		WrongCredentials: f.WrongCredentials, ErrorBurst: f.ErrorBurst, ErrorStatus: f.ErrorStatus,
+		DelayMS: f.Delay.Milliseconds(), PowerStuck: f.PowerStuck, Unreachable: f.Unreachable,
+	})
+}
+
+// UnmarshalJSON reads Delay from delay_ms (milliseconds).
+func (f *Faults) UnmarshalJSON(b []byte) error {
+	var j faultsJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = Faults{
+		WrongCredentials: j.WrongCredentials, ErrorBurst: j.ErrorBurst, ErrorStatus: j.ErrorStatus,
+		Delay: time.Duration(j.DelayMS) * time.Millisecond, PowerStuck: j.PowerStuck, Unreachable: j.Unreachable,
+	}
+	return nil
+}
+
+// applyFaults runs the transport-level faults of sys (delay, unreachable,
+// error burst) for one request. It reports whether the request was answered
+// (or dropped) and must not be handled further.
+func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request, sys *system) bool {
+	s.mu.Lock()
+	sys.requests++
+	f := sys.faults
+	burst := false
+	if sys.faults.ErrorBurst > 0 {
+		sys.faults.ErrorBurst--
+		burst = true
+	}
+	s.mu.Unlock()
+
+	if f.Delay > 0 {
+		t := time.NewTimer(f.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return true
+		case <-s.done:
+			t.Stop()
+			return true
+		}
+	}
+	if f.Unreachable {
+		dropConnection(w)
+		return true
+	}
+	if burst {
+		status := f.ErrorStatus
+		if status == 0 {
+			status = http.StatusInternalServerError
+		}
+		writeError(w, status, "Base.1.8.InternalError", "injected fault: error burst")
+		return true
+	}
+	return false
+}
+
+// dropConnection closes the client's connection without an answer.
+func dropConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}

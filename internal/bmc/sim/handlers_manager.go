@@ -1,0 +1,159 @@
+package sim
+
+import (
+	"net/http"
+)
+
+func (s *Server) handleManager(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		u := v1 + "/Managers/" + sys.id
+		return map[string]any{
+			"@odata.id":       u,
+			"@odata.type":     "#Manager.v1_10_0.Manager",
+			"Id":              sys.id,
+			"Name":            "BMC of " + sys.id,
+			"ManagerType":     "BMC",
+			"Model":           "SimBMC",
+			"FirmwareVersion": sys.firmware["BMC"],
+			"UUID":            sys.profile.UUID,
+			"PowerState":      PowerOn,
+			"Status":          status(),
+			"VirtualMedia":    link(u + "/VirtualMedia"),
+			"Links": map[string]any{
+				"ManagerForServers": links(sysURI(sys.id)),
+				"ManagerForChassis": links(v1 + "/Chassis/" + sys.id),
+			},
+			"Actions": map[string]any{"#Manager.Reset": map[string]any{
+				"target":                            u + "/Actions/Manager.Reset",
+				"ResetType@Redfish.AllowableValues": []string{"GracefulRestart", "ForceRestart"},
+			}},
+		}
+	})
+}
+
+func (s *Server) handleVirtualMedias(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		u := v1 + "/Managers/" + sys.id + "/VirtualMedia"
+		return collectionJSON(u, "#VirtualMediaCollection.VirtualMediaCollection", "Virtual Media Services",
+			[]string{u + "/Cd", u + "/Floppy"})
+	})
+}
+
+func mediaTypes(dev string) []string {
+	if dev == "Cd" {
+		return []string{"CD", "DVD"}
+	}
+	return []string{"Floppy", "USBStick"}
+}
+
+func (s *Server) handleVirtualMedia(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		dev := r.PathValue("dev")
+		m := sys.media[dev]
+		if m == nil {
+			return nil
+		}
+		u := v1 + "/Managers/" + sys.id + "/VirtualMedia/" + dev
+		connected, imageName := "NotConnected", ""
+		if m.Inserted {
+			connected = "URI"
+			imageName = m.Image
+		}
+		return map[string]any{
+			"@odata.id":      u,
+			"@odata.type":    "#VirtualMedia.v1_3_0.VirtualMedia",
+			"Id":             dev,
+			"Name":           "Virtual " + dev,
+			"MediaTypes":     mediaTypes(dev),
+			"Image":          m.Image,
+			"ImageName":      imageName,
+			"Inserted":       m.Inserted,
+			"WriteProtected": m.WriteProtected,
+			"ConnectedVia":   connected,
+			"Actions": map[string]any{
+				"#VirtualMedia.InsertMedia": map[string]any{"target": u + "/Actions/VirtualMedia.InsertMedia"},
+				"#VirtualMedia.EjectMedia":  map[string]any{"target": u + "/Actions/VirtualMedia.EjectMedia"},
+			},
+		}
+	})
+}
+
+// handleInsertMedia serves InsertMedia and PATCH of the VirtualMedia resource.
+func (s *Server) handleInsertMedia(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Image          *string
+		Inserted       *bool
+		WriteProtected *bool
+	}
+	if !readJSON(w, r, &body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.lookup(w, r)
+	if sys == nil {
+		return
+	}
+	m := sys.media[r.PathValue("dev")]
+	if m == nil {
+		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such virtual media device")
+		return
+	}
+	if body.Image == nil && r.Method == http.MethodPost {
+		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterMissing", "Image is required")
+		return
+	}
+	if body.Image != nil {
+		m.Image = *body.Image
+		m.Inserted = m.Image != ""
+	}
+	if body.Inserted != nil {
+		m.Inserted = *body.Inserted
+	}
+	if body.WriteProtected != nil {
+		m.WriteProtected = *body.WriteProtected
+	}
+	if !m.Inserted {
+		m.Image = ""
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleEjectMedia(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.lookup(w, r)
+	if sys == nil {
+		return
+	}
+	m := sys.media[r.PathValue("dev")]
+	if m == nil {
+		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such virtual media device")
+		return
+	}
+	m.Image, m.Inserted = "", false
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleChassis(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		p := sys.profile
+		return map[string]any{
+			"@odata.id":    v1 + "/Chassis/" + sys.id,
+			"@odata.type":  "#Chassis.v1_14_0.Chassis",
+			"Id":           sys.id,
+			"Name":         "Chassis of " + sys.id,
+			"ChassisType":  "RackMount",
+			"Manufacturer": p.Manufacturer,
+			"Model":        p.Model,
+			"SerialNumber": p.SerialNumber,
+			"SKU":          p.SKU,
+			"PowerState":   sys.power,
+			"Status":       status(),
+			"Links": map[string]any{
+				"ComputerSystems": links(sysURI(sys.id)),
+				"ManagedBy":       links(v1 + "/Managers/" + sys.id),
+			},
+		}
+	})
+}

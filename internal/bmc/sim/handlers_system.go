@@ -1,0 +1,390 @@
+package sim
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+)
+
+// render answers GET with the body build makes for the {id} system under
+// the lock; build returns nil for a missing sub-resource (404).
+func (s *Server) render(w http.ResponseWriter, r *http.Request, build func(sys *system) any) {
+	s.mu.Lock()
+	sys := s.lookup(w, r)
+	if sys == nil {
+		s.mu.Unlock()
+		return
+	}
+	body := build(sys)
+	s.mu.Unlock()
+	if body == nil {
+		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such resource: "+r.URL.Path)
+		return
+	}
+	writeJSON(w, r, http.StatusOK, body)
+}
+
+func sysURI(id string) string { return v1 + "/Systems/" + id }
+
+func (s *Server) handleSystem(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		p := sys.profile
+		u := sysURI(sys.id)
+		return map[string]any{
+			"@odata.id":    u,
+			"@odata.type":  "#ComputerSystem.v1_13_0.ComputerSystem",
+			"Id":           sys.id,
+			"Name":         "System " + sys.id,
+			"SystemType":   "Physical",
+			"Manufacturer": p.Manufacturer,
+			"Model":        p.Model,
+			"SerialNumber": p.SerialNumber,
+			"SKU":          p.SKU,
+			"HostName":     p.HostName,
+			"UUID":         p.UUID,
+			"BiosVersion":  sys.firmware["BIOS"],
+			"PowerState":   sys.power,
+			"IndicatorLED": "Off",
+			"Status":       status(),
+			"Boot": map[string]any{
+				"BootSourceOverrideTarget":                         sys.boot.Target,
+				"BootSourceOverrideEnabled":                        sys.boot.Enabled,
+				"BootSourceOverrideMode":                           sys.boot.Mode,
+				"BootSourceOverrideTarget@Redfish.AllowableValues": allowedBootTargets,
+				"BootSourceOverrideMode@Redfish.AllowableValues":   []string{"Legacy", "UEFI"},
+			},
+			"ProcessorSummary": map[string]any{
+				"Count":                 p.CPU.Count,
+				"Model":                 p.CPU.Model,
+				"LogicalProcessorCount": p.CPU.Count * p.CPU.CoresPerSocket * p.CPU.ThreadsPerCore,
+				"Status":                status(),
+			},
+			"MemorySummary": map[string]any{
+				"TotalSystemMemoryGiB": p.RAMGiB,
+				"Status":               status(),
+			},
+			"Processors":         link(u + "/Processors"),
+			"Memory":             link(u + "/Memory"),
+			"EthernetInterfaces": link(u + "/EthernetInterfaces"),
+			"SimpleStorage":      link(u + "/SimpleStorage"),
+			"Storage":            link(u + "/Storage"),
+			"Bios":               link(u + "/Bios"),
+			"Links": map[string]any{
+				"Chassis":   links(v1 + "/Chassis/" + sys.id),
+				"ManagedBy": links(v1 + "/Managers/" + sys.id),
+			},
+			"Actions": map[string]any{"#ComputerSystem.Reset": map[string]any{
+				"target":                            u + "/Actions/ComputerSystem.Reset",
+				"ResetType@Redfish.AllowableValues": allowedResetTypes,
+			}},
+		}
+	})
+}
+
+func (s *Server) handleSystemPatch(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Boot *struct {
+			BootSourceOverrideTarget  *string
+			BootSourceOverrideEnabled *string
+			BootSourceOverrideMode    *string
+		}
+	}
+	if !readJSON(w, r, &body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.lookup(w, r)
+	if sys == nil {
+		return
+	}
+	if b := body.Boot; b != nil {
+		next := sys.boot
+		if b.BootSourceOverrideTarget != nil {
+			if !slices.Contains(allowedBootTargets, *b.BootSourceOverrideTarget) {
+				writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
+					fmt.Sprintf("BootSourceOverrideTarget %q is not one of %v", *b.BootSourceOverrideTarget, allowedBootTargets))
+				return
+			}
+			next.Target = *b.BootSourceOverrideTarget
+		}
+		if b.BootSourceOverrideEnabled != nil {
+			if !slices.Contains([]string{"Disabled", "Once", "Continuous"}, *b.BootSourceOverrideEnabled) {
+				writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
+					fmt.Sprintf("BootSourceOverrideEnabled %q is not Disabled, Once or Continuous", *b.BootSourceOverrideEnabled))
+				return
+			}
+			next.Enabled = *b.BootSourceOverrideEnabled
+		}
+		if b.BootSourceOverrideMode != nil {
+			if !slices.Contains([]string{"Legacy", "UEFI"}, *b.BootSourceOverrideMode) {
+				writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
+					fmt.Sprintf("BootSourceOverrideMode %q is not Legacy or UEFI", *b.BootSourceOverrideMode))
+				return
+			}
+			next.Mode = *b.BootSourceOverrideMode
+		}
+		sys.boot = next
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
+	var body struct{ ResetType string }
+	if !readJSON(w, r, &body) {
+		return
+	}
+	if body.ResetType == "" {
+		body.ResetType = "On"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.lookup(w, r)
+	if sys == nil {
+		return
+	}
+	if err := sys.reset(body.ResetType); err != nil {
+		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterNotSupported", err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// --- processors and memory ---
+
+func (s *Server) handleProcessors(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		var members []string
+		for i := range sys.profile.CPU.Count {
+			members = append(members, fmt.Sprintf("%s/Processors/CPU%d", sysURI(sys.id), i))
+		}
+		return collectionJSON(sysURI(sys.id)+"/Processors", "#ProcessorCollection.ProcessorCollection", "Processors", members)
+	})
+}
+
+func (s *Server) handleProcessor(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		c := sys.profile.CPU
+		idx := -1
+		for i := range c.Count {
+			if r.PathValue("item") == "CPU"+strconv.Itoa(i) {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil
+		}
+		arch, isa := cpuArchRedfish(c.Arch)
+		return map[string]any{
+			"@odata.id":             fmt.Sprintf("%s/Processors/CPU%d", sysURI(sys.id), idx),
+			"@odata.type":           "#Processor.v1_10_0.Processor",
+			"Id":                    fmt.Sprintf("CPU%d", idx),
+			"Name":                  fmt.Sprintf("Processor %d", idx),
+			"Socket":                fmt.Sprintf("CPU %d", idx),
+			"ProcessorType":         "CPU",
+			"ProcessorArchitecture": arch,
+			"InstructionSet":        isa,
+			"Manufacturer":          c.Manufacturer,
+			"Model":                 c.Model,
+			"MaxSpeedMHz":           c.SpeedMHz,
+			"OperatingSpeedMHz":     c.SpeedMHz,
+			"TotalCores":            c.CoresPerSocket,
+			"TotalEnabledCores":     c.CoresPerSocket,
+			"TotalThreads":          c.CoresPerSocket * c.ThreadsPerCore,
+			"Status":                status(),
+		}
+	})
+}
+
+func (s *Server) handleMemories(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		var members []string
+		for i := range sys.profile.DIMMs {
+			members = append(members, fmt.Sprintf("%s/Memory/DIMM%d", sysURI(sys.id), i))
+		}
+		return collectionJSON(sysURI(sys.id)+"/Memory", "#MemoryCollection.MemoryCollection", "Memory", members)
+	})
+}
+
+func (s *Server) handleMemory(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		p := sys.profile
+		idx := -1
+		for i := range p.DIMMs {
+			if r.PathValue("item") == "DIMM"+strconv.Itoa(i) {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return nil
+		}
+		return map[string]any{
+			"@odata.id":         fmt.Sprintf("%s/Memory/DIMM%d", sysURI(sys.id), idx),
+			"@odata.type":       "#Memory.v1_9_0.Memory",
+			"Id":                fmt.Sprintf("DIMM%d", idx),
+			"Name":              fmt.Sprintf("DIMM %d", idx),
+			"MemoryDeviceType":  "DDR4",
+			"MemoryType":        "DRAM",
+			"CapacityMiB":       p.RAMGiB * 1024 / p.DIMMs,
+			"OperatingSpeedMhz": 2933,
+			"Manufacturer":      "SimMemory",
+			"SerialNumber":      fmt.Sprintf("%s-DIMM%d", p.SerialNumber, idx),
+			"DeviceLocator":     fmt.Sprintf("DIMM_%c1", 'A'+idx%26),
+			"Status":            status(),
+		}
+	})
+}
+
+// --- Ethernet interfaces ---
+
+func (s *Server) handleNICs(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		var members []string
+		for _, n := range sys.profile.NICs {
+			members = append(members, sysURI(sys.id)+"/EthernetInterfaces/"+n.Name)
+		}
+		return collectionJSON(sysURI(sys.id)+"/EthernetInterfaces",
+			"#EthernetInterfaceCollection.EthernetInterfaceCollection", "Ethernet Interfaces", members)
+	})
+}
+
+func (s *Server) handleNIC(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		for _, n := range sys.profile.NICs {
+			if n.Name != r.PathValue("item") {
+				continue
+			}
+			linkStatus := "LinkDown"
+			if n.LinkUp {
+				linkStatus = "LinkUp"
+			}
+			return map[string]any{
+				"@odata.id":           sysURI(sys.id) + "/EthernetInterfaces/" + n.Name,
+				"@odata.type":         "#EthernetInterface.v1_6_0.EthernetInterface",
+				"Id":                  n.Name,
+				"Name":                n.Name,
+				"MACAddress":          n.MAC,
+				"PermanentMACAddress": n.MAC,
+				"SpeedMbps":           n.SpeedMbps,
+				"LinkStatus":          linkStatus,
+				"InterfaceEnabled":    true,
+				"FullDuplex":          true,
+				"AutoNeg":             true,
+				"Status":              status(),
+			}
+		}
+		return nil
+	})
+}
+
+// --- storage ---
+
+func (s *Server) handleSimpleStorages(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		return collectionJSON(sysURI(sys.id)+"/SimpleStorage", "#SimpleStorageCollection.SimpleStorageCollection",
+			"Simple Storage Collection", []string{sysURI(sys.id) + "/SimpleStorage/1"})
+	})
+}
+
+func (s *Server) handleSimpleStorage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		if r.PathValue("item") != "1" {
+			return nil
+		}
+		var devices []map[string]any
+		for _, d := range sys.profile.Disks {
+			devices = append(devices, map[string]any{
+				"Name": d.Name, "Model": d.Model, "Manufacturer": d.Vendor,
+				"CapacityBytes": d.SizeBytes, "Status": status(),
+			})
+		}
+		return map[string]any{
+			"@odata.id":   sysURI(sys.id) + "/SimpleStorage/1",
+			"@odata.type": "#SimpleStorage.v1_2_0.SimpleStorage",
+			"Id":          "1",
+			"Name":        "Simple Storage Controller",
+			"Devices":     devices,
+			"Status":      status(),
+		}
+	})
+}
+
+func (s *Server) handleStorages(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		return collectionJSON(sysURI(sys.id)+"/Storage", "#StorageCollection.StorageCollection",
+			"Storage Collection", []string{sysURI(sys.id) + "/Storage/1"})
+	})
+}
+
+func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		if r.PathValue("item") != "1" {
+			return nil
+		}
+		u := sysURI(sys.id) + "/Storage/1"
+		var drives []string
+		for _, d := range sys.profile.Disks {
+			drives = append(drives, u+"/Drives/"+d.Name)
+		}
+		return map[string]any{
+			"@odata.id":                      u,
+			"@odata.type":                    "#Storage.v1_8_0.Storage",
+			"Id":                             "1",
+			"Name":                           "Storage Controller",
+			"Drives":                         links(drives...),
+			"Drives@odata.count":             len(drives),
+			"Status":                         status(),
+			"StorageControllers":             []map[string]any{{"@odata.id": u + "#/StorageControllers/0", "MemberId": "0", "Name": "Simulated HBA", "Status": status(), "SupportedDeviceProtocols": []string{"SATA", "SAS", "NVMe"}}},
+			"StorageControllers@odata.count": 1,
+		}
+	})
+}
+
+func (s *Server) handleDrive(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		if r.PathValue("item") != "1" {
+			return nil
+		}
+		for _, d := range sys.profile.Disks {
+			if d.Name != r.PathValue("drive") {
+				continue
+			}
+			media, protocol := "SSD", "SATA"
+			switch d.MediaType {
+			case MediaHDD:
+				media, protocol = "HDD", "SAS"
+			case MediaNVMe:
+				protocol = "NVMe"
+			}
+			body := map[string]any{
+				"@odata.id":     sysURI(sys.id) + "/Storage/1/Drives/" + d.Name,
+				"@odata.type":   "#Drive.v1_9_0.Drive",
+				"Id":            d.Name,
+				"Name":          d.Name,
+				"CapacityBytes": d.SizeBytes,
+				"Model":         d.Model,
+				"Manufacturer":  d.Vendor,
+				"SerialNumber":  d.Serial,
+				"MediaType":     media,
+				"Protocol":      protocol,
+				"Status":        status(),
+			}
+			if d.Rotational {
+				body["RotationSpeedRPM"] = 7200
+			}
+			return body
+		}
+		return nil
+	})
+}
+
+func collectionJSON(uri, odataType, name string, members []string) map[string]any {
+	return map[string]any{
+		"@odata.id":           uri,
+		"@odata.type":         odataType,
+		"Name":                name,
+		"Members":             links(members...),
+		"Members@odata.count": len(members),
+	}
+}

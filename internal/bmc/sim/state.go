@@ -1,0 +1,241 @@
+package sim
+
+import (
+	"fmt"
+	"maps"
+	"time"
+)
+
+// Power states.
+const (
+	PowerOn  = "On"
+	PowerOff = "Off"
+)
+
+// system is the mutable state of one simulated system; guarded by Server.mu.
+type system struct {
+	id       string
+	index    int
+	username string
+	password string
+	profile  Profile
+	listener *listener
+
+	power       string
+	boot        BootOverride
+	biosCurrent map[string]any
+	biosPending map[string]any
+	firmware    map[string]string // component id -> version
+	media       map[string]*MediaState
+
+	faults          Faults
+	requests        int64
+	resets          []string
+	sessionsCreated int
+	sessionsDeleted int
+	bootCount       int
+}
+
+// BootOverride is the boot source override of a system.
+type BootOverride struct {
+	Target  string `json:"target"`
+	Enabled string `json:"enabled"`
+	Mode    string `json:"mode"`
+}
+
+// MediaState is one virtual media device of a system's manager.
+type MediaState struct {
+	Image          string `json:"image"`
+	Inserted       bool   `json:"inserted"`
+	WriteProtected bool   `json:"write_protected"`
+}
+
+// SystemState is what the simulator knows of a system, for tests to see
+// what a client did.
+type SystemState struct {
+	ID              string                `json:"id"`
+	PowerState      string                `json:"power_state"`
+	Boot            BootOverride          `json:"boot"`
+	BiosCurrent     map[string]any        `json:"bios_current"`
+	BiosPending     map[string]any        `json:"bios_pending"`
+	VirtualMedia    map[string]MediaState `json:"virtual_media"`
+	Firmware        map[string]string     `json:"firmware"`
+	Requests        int64                 `json:"requests"`
+	Resets          []string              `json:"resets"`
+	BootCount       int                   `json:"boot_count"`
+	SessionsCreated int                   `json:"sessions_created"`
+	SessionsDeleted int                   `json:"sessions_deleted"`
+	ActiveSessions  int                   `json:"active_sessions"`
+	Faults          Faults                `json:"faults"`
+}
+
+var allowedBootTargets = []string{"None", "Pxe", "Floppy", "Cd", "Usb", "Hdd", "BiosSetup", "Utilities", "Diags", "UefiTarget", "UefiHttp"}
+
+var allowedResetTypes = []string{"On", "ForceOff", "GracefulShutdown", "GracefulRestart", "ForceRestart", "Nmi", "PushPowerButton", "PowerCycle"}
+
+func newSystem(cfg SystemConfig, index int) *system {
+	p := cfg.Profile
+	p.normalize()
+	sys := &system{
+		id: cfg.ID, index: index, username: cfg.Username, password: cfg.Password, profile: p,
+		power:       PowerOff,
+		boot:        BootOverride{Target: "None", Enabled: "Disabled", Mode: "UEFI"},
+		biosCurrent: map[string]any{},
+		biosPending: map[string]any{},
+		firmware:    map[string]string{"BIOS": p.BIOSVersion, "BMC": p.BMCVersion},
+		media: map[string]*MediaState{
+			"Cd":     {WriteProtected: true},
+			"Floppy": {WriteProtected: false},
+		},
+	}
+	for _, a := range p.BIOS {
+		sys.biosCurrent[a.Name] = normalizeValue(a.Value)
+	}
+	for _, fw := range p.Firmware {
+		sys.firmware[fw.ID] = fw.Version
+	}
+	return sys
+}
+
+// normalizeValue turns Go ints into float64 so that values compare equal to
+// the ones decoded from JSON.
+func normalizeValue(v any) any {
+	switch t := v.(type) {
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	}
+	return v
+}
+
+func (sys *system) attribute(name string) (BiosAttribute, bool) {
+	for _, a := range sys.profile.BIOS {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return BiosAttribute{}, false
+}
+
+// reset carries out a ComputerSystem.Reset; s.mu held.
+func (sys *system) reset(kind string) error {
+	sys.resets = append(sys.resets, kind)
+	if sys.faults.PowerStuck {
+		return nil
+	}
+	switch kind {
+	case "On":
+		if sys.power == PowerOff {
+			sys.powerOn()
+		}
+	case "ForceOff", "GracefulShutdown":
+		sys.power = PowerOff
+	case "ForceRestart", "GracefulRestart", "PowerCycle":
+		sys.powerOn()
+	case "PushPowerButton":
+		if sys.power == PowerOn {
+			sys.power = PowerOff
+		} else {
+			sys.powerOn()
+		}
+	case "Nmi":
+	default:
+		return fmt.Errorf("unsupported ResetType %q", kind)
+	}
+	return nil
+}
+
+// powerOn boots the system: pending BIOS settings take effect, as on a real
+// BMC.
+func (sys *system) powerOn() {
+	sys.power = PowerOn
+	sys.bootCount++
+	maps.Copy(sys.biosCurrent, sys.biosPending)
+	clear(sys.biosPending)
+}
+
+func (sys *system) snapshot(activeSessions int) SystemState {
+	st := SystemState{
+		ID: sys.id, PowerState: sys.power, Boot: sys.boot,
+		BiosCurrent: maps.Clone(sys.biosCurrent), BiosPending: maps.Clone(sys.biosPending),
+		VirtualMedia: map[string]MediaState{}, Firmware: maps.Clone(sys.firmware),
+		Requests: sys.requests, Resets: append([]string(nil), sys.resets...), BootCount: sys.bootCount,
+		SessionsCreated: sys.sessionsCreated, SessionsDeleted: sys.sessionsDeleted, ActiveSessions: activeSessions,
+		Faults: sys.faults,
+	}
+	for k, m := range sys.media {
+		st.VirtualMedia[k] = *m
+	}
+	return st
+}
+
+// State returns the state of system id.
+func (s *Server) State(id string) (SystemState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.systems[id]
+	if sys == nil {
+		return SystemState{}, fmt.Errorf("sim: no system %q", id)
+	}
+	return sys.snapshot(s.activeSessionsFor(id)), nil
+}
+
+// SetFaults replaces the faults of system id.
+func (s *Server) SetFaults(id string, f Faults) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.systems[id]
+	if sys == nil {
+		return fmt.Errorf("sim: no system %q", id)
+	}
+	sys.faults = f
+	return nil
+}
+
+// ClearFaults makes system id healthy again.
+func (s *Server) ClearFaults(id string) error { return s.SetFaults(id, Faults{}) }
+
+// SetPower sets the power state of system id directly (PowerOn applies
+// pending BIOS settings like a boot does).
+func (s *Server) SetPower(id, state string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.systems[id]
+	if sys == nil {
+		return fmt.Errorf("sim: no system %q", id)
+	}
+	switch state {
+	case PowerOn:
+		if sys.power != PowerOn {
+			sys.powerOn()
+		}
+	case PowerOff:
+		sys.power = PowerOff
+	default:
+		return fmt.Errorf("sim: power state must be On or Off, not %q", state)
+	}
+	return nil
+}
+
+// SetCredentials changes the credentials system id accepts.
+func (s *Server) SetCredentials(id, username, password string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.systems[id]
+	if sys == nil {
+		return fmt.Errorf("sim: no system %q", id)
+	}
+	sys.username, sys.password = username, password
+	return nil
+}
+
+// session is one Redfish session; systems are those whose credentials it
+// was created with.
+type session struct {
+	id       string
+	token    string
+	username string
+	systems  []string
+	created  time.Time
+}

@@ -1,0 +1,166 @@
+package ironic
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+func TestBootModeCapabilities(t *testing.T) {
+	for mode, want := range map[lifecycle.BootMode]string{
+		"":                               "boot_mode:uefi",
+		lifecycle.BootModeUEFI:           "boot_mode:uefi",
+		lifecycle.BootModeUEFISecureBoot: "boot_mode:uefi,secure_boot:true",
+		lifecycle.BootModeLegacy:         "boot_mode:bios",
+	} {
+		if got := BootModeCapabilities(mode); got != want {
+			t.Errorf("%q: %q, want %q", mode, got, want)
+		}
+	}
+}
+
+func TestRootDeviceHintMap(t *testing.T) {
+	if RootDeviceHintMap(nil) != nil || RootDeviceHintMap(&lifecycle.RootDeviceHints{}) != nil {
+		t.Fatal("empty hints must give nil")
+	}
+	no := false
+	got := RootDeviceHintMap(&lifecycle.RootDeviceHints{
+		DeviceName: "/dev/sda", HCTL: "0:0:0:0", Model: "SSD", Vendor: "ACME", SerialNumber: "S1",
+		MinSizeGigabytes: 100, WWN: "0x1", WWNWithExtension: "0x1ext", WWNVendorExtension: "0xv", Rotational: &no,
+	})
+	want := map[string]any{
+		"name": "s== /dev/sda", "hctl": "s== 0:0:0:0", "model": "<in> SSD", "vendor": "<in> ACME",
+		"serial": "s== S1", "size": ">= 100", "wwn": "s== 0x1", "wwn_with_extension": "s== 0x1ext",
+		"wwn_vendor_extension": "s== 0xv", "rotational": "false",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v\nwant %v", got, want)
+	}
+	if got := RootDeviceHintMap(&lifecycle.RootDeviceHints{DeviceName: "/dev/disk/by-path/pci-0000:00:1f.2-ata-1"}); got["by_path"] != "s== /dev/disk/by-path/pci-0000:00:1f.2-ata-1" {
+		t.Errorf("by-path: %v", got)
+	}
+}
+
+func TestDesiredInstanceInfo(t *testing.T) {
+	spec := &lifecycle.HostSpec{
+		BootMode: lifecycle.BootModeUEFISecureBoot,
+		Image:    &lifecycle.Image{URL: "http://i/img.qcow2", Checksum: "abc", Format: "qcow2"},
+	}
+	info, iface := DesiredInstanceInfo(spec)
+	if iface != "" || info["image_source"] != "http://i/img.qcow2" || info["image_checksum"] != "abc" ||
+		info["image_disk_format"] != "qcow2" || info["image_os_hash_algo"] != nil || info["boot_iso"] != nil {
+		t.Errorf("direct: %v %q", info, iface)
+	}
+	if caps := info["capabilities"].(map[string]any); caps["secure_boot"] != "true" {
+		t.Errorf("capabilities %v", caps)
+	}
+
+	spec.Image.ChecksumType = "sha256"
+	info, _ = DesiredInstanceInfo(spec)
+	if info["image_checksum"] != nil || info["image_os_hash_algo"] != "sha256" || info["image_os_hash_value"] != "abc" {
+		t.Errorf("sha256: %v", info)
+	}
+
+	spec.Image = &lifecycle.Image{URL: "http://i/live.iso", Format: "live-iso"}
+	info, iface = DesiredInstanceInfo(spec)
+	if iface != "ramdisk" || info["boot_iso"] != "http://i/live.iso" || info["image_source"] != nil {
+		t.Errorf("live-iso: %v %q", info, iface)
+	}
+	if ConfigDrive(spec) != nil {
+		t.Error("live ISO must get no config drive")
+	}
+
+	spec.Image = nil
+	spec.CustomDeploy = "install_coreos"
+	info, iface = DesiredInstanceInfo(spec)
+	if iface != "custom-agent" || info["image_source"] != nil {
+		t.Errorf("custom deploy: %v %q", info, iface)
+	}
+	steps := customDeploySteps(spec)
+	if len(steps) != 1 || steps[0].Step != "install_coreos" || steps[0].Priority != 80 || steps[0].Interface != "deploy" {
+		t.Errorf("deploy steps %+v", steps)
+	}
+}
+
+func TestInstanceInfoPatch(t *testing.T) {
+	spec := &lifecycle.HostSpec{
+		Image:           &lifecycle.Image{URL: "http://i/a", Checksum: "c", Format: "raw"},
+		RootDeviceHints: &lifecycle.RootDeviceHints{DeviceName: "/dev/vda"},
+		InstanceUUID:    "u-1",
+	}
+	node := &nodes.Node{DeployInterface: "ramdisk", InstanceInfo: map[string]any{"boot_iso": "x", "capabilities": map[string]any{}}}
+	patch := instanceInfoPatch(node, spec)
+	got := map[string]string{}
+	for _, op := range patch {
+		u := op.(nodes.UpdateOperation)
+		got[u.Path] = string(u.Op)
+	}
+	want := map[string]string{
+		"/instance_info/boot_iso": "remove", "/instance_info/image_source": "add", "/instance_info/image_checksum": "add",
+		"/instance_info/image_disk_format": "add", "/instance_info/root_device": "add",
+		"/instance_uuid": "replace", "/deploy_interface": "remove",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("patch %v\nwant %v", got, want)
+	}
+	// Applied: nothing left to patch.
+	node = &nodes.Node{DeployInterface: "direct", InstanceUUID: "u-1", InstanceInfo: map[string]any{
+		"image_source": "http://i/a", "image_checksum": "c", "image_disk_format": "raw",
+		"root_device": map[string]any{"name": "s== /dev/vda"}, "capabilities": map[string]any{},
+	}}
+	if p := instanceInfoPatch(node, spec); len(p) != 0 {
+		t.Errorf("second patch not empty: %+v", p)
+	}
+	if !sameImage(node.InstanceInfo, spec.Image) {
+		t.Error("sameImage false")
+	}
+	if img := deployedImage(node.InstanceInfo); img == nil || img.URL != "http://i/a" || img.Checksum != "c" {
+		t.Errorf("deployedImage %+v", img)
+	}
+}
+
+func TestConfigDrive(t *testing.T) {
+	spec := &lifecycle.HostSpec{
+		Name: "host-1", InstanceUUID: "u-1", UserData: "#cloud-config",
+		MetaData:    map[string]any{"local-hostname": "custom", "extra": "x"},
+		NetworkData: map[string]any{"links": []any{}},
+		Image:       &lifecycle.Image{URL: "http://i/a"},
+	}
+	cd := ConfigDrive(spec)
+	raw, _ := json.Marshal(cd)
+	var got map[string]any
+	_ = json.Unmarshal(raw, &got)
+	md := got["meta_data"].(map[string]any)
+	want := map[string]any{"uuid": "u-1", "metal3-name": "host-1", "local-hostname": "custom", "local_hostname": "host-1", "name": "host-1", "extra": "x"}
+	if !reflect.DeepEqual(md, want) || got["user_data"] != "#cloud-config" || got["network_data"] == nil {
+		t.Errorf("config drive %s", raw)
+	}
+	spec.UserData = ""
+	raw, _ = json.Marshal(ConfigDrive(spec))
+	got = nil
+	if _ = json.Unmarshal(raw, &got); got["user_data"] != nil {
+		t.Errorf("empty user data sent: %s", raw)
+	}
+}
+
+func TestFirmwareCleanSteps(t *testing.T) {
+	if s := firmwareCleanSteps(map[string]string{"A": "1"}, map[string]string{"A": "1"}); s != nil {
+		t.Errorf("no change must give no steps: %+v", s)
+	}
+	s := firmwareCleanSteps(map[string]string{"B": "2", "A": "1"}, map[string]string{"A": "1"})
+	raw, _ := json.Marshal(s)
+	want := `[{"interface":"bios","step":"apply_configuration","args":{"settings":[{"name":"B","value":"2"}]}}]`
+	if string(raw) != want {
+		t.Errorf("steps %s\nwant %s", raw, want)
+	}
+	s = firmwareCleanSteps(map[string]string{"B": "2", "A": "1"}, nil)
+	raw, _ = json.Marshal(s)
+	want = `[{"interface":"bios","step":"apply_configuration","args":{"settings":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}}]`
+	if string(raw) != want {
+		t.Errorf("steps %s\nwant %s", raw, want)
+	}
+}

@@ -1,0 +1,397 @@
+package ironic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// Polling delays (BMO IR:26-37).
+const (
+	// DefaultFastPoll is the delay for manage, provide, abort, adopt and
+	// power changes, and for a busy (409) node.
+	DefaultFastPoll = 3 * time.Second
+	// DefaultSlowPoll is the delay for inspect, clean, deploy and undeploy,
+	// and for a node with a fault.
+	DefaultSlowPoll = 10 * time.Second
+	// softPowerOffTimeout is the timeout of a soft power off (BMO).
+	softPowerOffTimeout = 180 * time.Second
+)
+
+// Provisioner implements lifecycle.Provisioner over Ironic, as BMO's
+// pkg/provisioner/ironic does. It is stateless (everything it needs is in
+// the Host and in Ironic) and safe for concurrent use; one serves the whole
+// provider.
+type Provisioner struct {
+	sc       *gophercloud.ServiceClient
+	w        *Watcher
+	fastPoll time.Duration
+	slowPoll time.Duration
+	jitter   float64
+	rand     func() float64
+}
+
+var _ lifecycle.Provisioner = (*Provisioner)(nil)
+
+// Option tunes a Provisioner.
+type Option func(*Provisioner)
+
+// WithPollIntervals overrides the 3 s / 10 s requeue delays.
+func WithPollIntervals(fast, slow time.Duration) Option {
+	return func(p *Provisioner) { p.fastPoll, p.slowPoll = fast, slow }
+}
+
+// WithJitter sets the jitter added to requeue delays as a fraction (BMO:
+// 0.25, the default; 0 disables it). rnd returns a float in [0,1); nil uses
+// math/rand.
+func WithJitter(fraction float64, rnd func() float64) Option {
+	return func(p *Provisioner) {
+		p.jitter = fraction
+		if rnd != nil {
+			p.rand = rnd
+		}
+	}
+}
+
+// NewProvisioner returns a Provisioner using sc (whose Microversion should
+// be negotiated, 1.82 on Ironic 21.4) and w, the provider's shared watcher
+// (nil: no nudging).
+func NewProvisioner(sc *gophercloud.ServiceClient, w *Watcher, opts ...Option) *Provisioner {
+	p := &Provisioner{
+		sc:       sc,
+		w:        w,
+		fastPoll: DefaultFastPoll,
+		slowPoll: DefaultSlowPoll,
+		jitter:   0.25,
+		rand:     rand.Float64,
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+// ---------------------------------------------------------------------------
+// Results
+
+func (p *Provisioner) delay(d time.Duration) time.Duration {
+	if p.jitter <= 0 || d <= 0 {
+		return d
+	}
+	return d + time.Duration(float64(d)*p.jitter*p.rand())
+}
+
+func (p *Provisioner) continuing(verb, ps string, d time.Duration) lifecycle.Result {
+	return lifecycle.Result{Dirty: true, RequeueAfter: p.delay(d), Verb: verb, ProvisionState: ps}
+}
+
+func failed(verb, ps, msg string) lifecycle.Result {
+	if msg == "" {
+		msg = fmt.Sprintf("Ironic node in state %q failed without last_error", ps)
+	}
+	return lifecycle.Result{ErrorMessage: msg, Verb: verb, ProvisionState: ps}
+}
+
+func done(verb, ps string) lifecycle.Result {
+	return lifecycle.Result{Verb: verb, ProvisionState: ps}
+}
+
+// pollFor is the requeue delay after issuing or while awaiting verb.
+func (p *Provisioner) pollFor(verb string) time.Duration {
+	switch verb {
+	case "inspect", "clean", "active", "deleted", "rebuild", "service":
+		return p.slowPoll
+	}
+	return p.fastPoll
+}
+
+// ---------------------------------------------------------------------------
+// Logging: never driver_info, never credentials.
+
+func logFields(h *lifecycle.Host, node *nodes.Node, verb string) map[string]any {
+	f := map[string]any{"host": h.Spec.Name}
+	if node != nil {
+		f["node"] = node.UUID
+		f["provision_state"] = node.ProvisionState
+		if node.TargetProvisionState != "" {
+			f["target_provision_state"] = node.TargetProvisionState
+		}
+	} else if h.Status.ID != "" {
+		f["node"] = h.Status.ID
+	}
+	if verb != "" {
+		f["verb"] = verb
+	}
+	return f
+}
+
+func logDebug(ctx context.Context, msg string, h *lifecycle.Host, node *nodes.Node, verb string) {
+	tflog.Debug(ctx, msg, logFields(h, node, verb))
+}
+
+func logInfo(ctx context.Context, msg string, h *lifecycle.Host, node *nodes.Node, verb string) {
+	tflog.Info(ctx, msg, logFields(h, node, verb))
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+func isNotFound(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusNotFound) }
+func isConflict(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusConflict) }
+func isBadRequest(err error) bool {
+	return gophercloud.ResponseCodeIs(err, http.StatusBadRequest)
+}
+
+// notRegistered wraps lifecycle.ErrNotRegistered for the host.
+func notRegistered(h *lifecycle.Host) error {
+	id := h.Status.ID
+	if id == "" {
+		id = h.Spec.Name
+	}
+	return fmt.Errorf("node %q: %w", id, lifecycle.ErrNotRegistered)
+}
+
+// ironicError strips gophercloud's wrapping to Ironic's faultstring when
+// it can, to keep messages short.
+func ironicError(err error) string {
+	var ue gophercloud.ErrUnexpectedResponseCode
+	if errors.As(err, &ue) && len(ue.Body) > 0 {
+		var outer struct {
+			ErrorMessage string `json:"error_message"`
+		}
+		var inner struct {
+			Faultstring string `json:"faultstring"`
+		}
+		if json.Unmarshal(ue.Body, &outer) == nil && outer.ErrorMessage != "" {
+			if json.Unmarshal([]byte(outer.ErrorMessage), &inner) == nil && inner.Faultstring != "" {
+				return fmt.Sprintf("HTTP %d: %s", ue.Actual, inner.Faultstring)
+			}
+			return fmt.Sprintf("HTTP %d: %s", ue.Actual, outer.ErrorMessage)
+		}
+		return fmt.Sprintf("HTTP %d: %s", ue.Actual, strings.TrimSpace(string(ue.Body)))
+	}
+	return err.Error()
+}
+
+// ---------------------------------------------------------------------------
+// Node access
+
+// getNode reads a node by id or name; a missing node is ErrNotRegistered.
+func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident string) (*nodes.Node, error) {
+	if ident == "" {
+		return nil, notRegistered(h)
+	}
+	n, err := nodes.Get(ctx, p.sc, ident).Extract()
+	if err != nil {
+		if isNotFound(err) {
+			return nil, notRegistered(h)
+		}
+		return nil, fmt.Errorf("get node %s: %w", ident, err)
+	}
+	return n, nil
+}
+
+// lookup finds the host's node by Status.ID, then Spec.Name. (nil, nil)
+// when neither exists.
+func (p *Provisioner) lookup(ctx context.Context, h *lifecycle.Host) (*nodes.Node, error) {
+	for _, ident := range []string{h.Status.ID, h.Spec.Name} {
+		if ident == "" {
+			continue
+		}
+		n, err := p.getNode(ctx, h, ident)
+		if err == nil {
+			return n, nil
+		}
+		if !errors.Is(err, lifecycle.ErrNotRegistered) {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
+// current returns the host's node, or an error wrapping ErrNotRegistered.
+func (p *Provisioner) current(ctx context.Context, h *lifecycle.Host) (*nodes.Node, error) {
+	n, err := p.lookup(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if n == nil {
+		return nil, notRegistered(h)
+	}
+	return n, nil
+}
+
+func (p *Provisioner) nudge() {
+	if p.w != nil {
+		p.w.Nudge()
+	}
+}
+
+// setMaintenance sets or clears the maintenance flag.
+func (p *Provisioner) setMaintenance(ctx context.Context, h *lifecycle.Host, node *nodes.Node, on bool, reason string) (lifecycle.Result, error) {
+	verb := "maintenance off"
+	var err error
+	if on {
+		verb = "maintenance on"
+		err = nodes.SetMaintenance(ctx, p.sc, node.UUID, nodes.MaintenanceOpts{Reason: reason}).ExtractErr()
+	} else {
+		err = nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
+	}
+	switch {
+	case err == nil:
+		logInfo(ctx, "changed maintenance", h, node, verb)
+		return p.continuing(verb, node.ProvisionState, 0), nil
+	case isConflict(err):
+		return p.continuing(verb, node.ProvisionState, p.fastPoll), nil
+	default:
+		return lifecycle.Result{Verb: verb, ProvisionState: node.ProvisionState},
+			fmt.Errorf("set maintenance=%v on node %s: %w", on, node.UUID, err)
+	}
+}
+
+// changeState issues a provision-state verb (BMO tryChangeNodeProvisionState):
+// a node with a fault waits 10 s, maintenance is cleared first, 409 means
+// busy (retry in 3 s). started reports that Ironic accepted the verb.
+func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *nodes.Node, opts nodes.ProvisionStateOpts) (res lifecycle.Result, started bool, err error) {
+	verb := string(opts.Target)
+	ps := node.ProvisionState
+	if node.Fault != "" {
+		logInfo(ctx, "node has a fault, waiting", h, node, verb)
+		return p.continuing(verb, ps, p.slowPoll), false, nil
+	}
+	if node.Maintenance {
+		logInfo(ctx, "clearing maintenance before a provision state change", h, node, verb)
+		err := nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
+		if isConflict(err) {
+			return p.continuing(verb, ps, p.fastPoll), false, nil
+		}
+		if err != nil {
+			return lifecycle.Result{Verb: verb, ProvisionState: ps}, false,
+				fmt.Errorf("clear maintenance on node %s: %w", node.UUID, err)
+		}
+	}
+	logInfo(ctx, "changing provision state", h, node, verb)
+	err = nodes.ChangeProvisionState(ctx, p.sc, node.UUID, opts).ExtractErr()
+	switch {
+	case err == nil:
+		p.nudge()
+		return p.continuing(verb, ps, p.pollFor(verb)), true, nil
+	case isConflict(err):
+		logDebug(ctx, "node busy, will retry", h, node, verb)
+		return p.continuing(verb, ps, p.fastPoll), false, nil
+	default:
+		return lifecycle.Result{Verb: verb, ProvisionState: ps}, false,
+			fmt.Errorf("%s node %s (provision state %q): %s", verb, node.UUID, ps, ironicError(err))
+	}
+}
+
+// update PATCHes the node. ok is false when the caller must return res/err
+// (409 busy, or an error).
+func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes.Node, verb string, patch nodes.UpdateOpts) (updated *nodes.Node, res lifecycle.Result, ok bool, err error) {
+	if len(patch) == 0 {
+		return node, lifecycle.Result{}, true, nil
+	}
+	paths := make([]string, 0, len(patch))
+	for _, op := range patch {
+		if u, isOp := op.(nodes.UpdateOperation); isOp {
+			paths = append(paths, u.Path)
+		}
+	}
+	f := logFields(h, node, verb)
+	f["paths"] = strings.Join(paths, ",")
+	tflog.Debug(ctx, "updating node", f)
+	n, err := nodes.Update(ctx, p.sc, node.UUID, patch).Extract()
+	switch {
+	case err == nil:
+		return n, lifecycle.Result{}, true, nil
+	case isConflict(err):
+		return nil, p.continuing(verb, node.ProvisionState, p.fastPoll), false, nil
+	default:
+		return nil, lifecycle.Result{Verb: verb, ProvisionState: node.ProvisionState}, false,
+			fmt.Errorf("update node %s (%s): %s", node.UUID, strings.Join(paths, ","), ironicError(err))
+	}
+}
+
+// microversionAtLeast reports whether the client's microversion is at
+// least major.minor.
+func (p *Provisioner) microversionAtLeast(major, minor int) bool {
+	mv := p.sc.Microversion
+	a, b, ok := strings.Cut(mv, ".")
+	if !ok {
+		return false
+	}
+	ma, err1 := strconv.Atoi(a)
+	mi, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || (ma == major && mi >= minor)
+}
+
+// ---------------------------------------------------------------------------
+// Observe
+
+// Observe reads the node behind h (Status.ID, else Spec.Name).
+func (p *Provisioner) Observe(ctx context.Context, h *lifecycle.Host) (lifecycle.Observation, error) {
+	n, err := p.lookup(ctx, h)
+	if err != nil {
+		return lifecycle.Observation{}, err
+	}
+	if n == nil {
+		return lifecycle.Observation{Exists: false}, nil
+	}
+	obs := lifecycle.Observation{
+		Exists:               true,
+		ID:                   n.UUID,
+		Name:                 n.Name,
+		State:                MapState(n.ProvisionState, h.Status.State),
+		ProvisionState:       n.ProvisionState,
+		TargetProvisionState: n.TargetProvisionState,
+		LastError:            n.LastError,
+		Maintenance:          n.Maintenance,
+		DeployedImage:        deployedImage(n.InstanceInfo),
+		Labels:               labelsOf(n),
+		ResourceClass:        n.ResourceClass,
+		Traits:               n.Traits,
+		AllocationID:         n.AllocationUUID,
+		UpdatedAt:            n.UpdatedAt,
+	}
+	switch n.PowerState {
+	case powerOn:
+		on := true
+		obs.PoweredOn = &on
+	case powerOff:
+		off := false
+		obs.PoweredOn = &off
+	}
+	return obs, nil
+}
+
+// labelsOf reads extra.labels.
+func labelsOf(n *nodes.Node) map[string]string {
+	raw, ok := n.Extra["labels"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		} else {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package ironic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// Delete removes the node (BMO IR:1485-1624). A node that is already gone
+// (404) counts as done.
+func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.Result, error) {
+	node, err := p.lookup(ctx, h)
+	if err != nil {
+		return lifecycle.Result{Verb: "delete"}, err
+	}
+	if node == nil {
+		logDebug(ctx, "node already gone", h, nil, "delete")
+		return done("delete", ""), nil
+	}
+	ps := node.ProvisionState
+	switch ps {
+	case psVerifying:
+		return p.continuing("manage", ps, p.slowPoll), nil
+	case psEnroll:
+	case psAvailable, psManageable:
+		if node.InstanceUUID != "" {
+			_, res, ok, err := p.update(ctx, h, node, "update", nodes.UpdateOpts{
+				nodes.UpdateOperation{Op: nodes.RemoveOp, Path: "/instance_uuid"},
+			})
+			if !ok {
+				return res, err
+			}
+		}
+	case psDeploying, psCleaning, psInspecting, psServicing, psDeleting, psAdopting, psRescuing, psUnrescuing:
+		logDebug(ctx, "waiting for the node to settle before delete", h, node, "delete")
+		return p.continuing(node.TargetProvisionState, ps, p.slowPoll), nil
+	default:
+		// Wait states, failed states, active, error: delete in maintenance
+		// to bypass Ironic's checks.
+		if !node.Maintenance {
+			return p.setMaintenance(ctx, h, node, true, "forcing deletion in terraform-provider-baremetal")
+		}
+	}
+	logInfo(ctx, "deleting node", h, node, "delete")
+	err = nodes.Delete(ctx, p.sc, node.UUID).ExtractErr()
+	switch {
+	case err == nil, isNotFound(err):
+		p.nudge()
+		return done("delete", ps), nil
+	case isConflict(err):
+		return p.continuing("delete", ps, p.fastPoll), nil
+	}
+	return lifecycle.Result{Verb: "delete", ProvisionState: ps},
+		fmt.Errorf("delete node %s: %s", node.UUID, ironicError(err))
+}
+
+// Detach deletes the node without deprovisioning it (BMO: same as Delete;
+// the maintenance flag keeps Ironic from touching the hardware).
+func (p *Provisioner) Detach(ctx context.Context, h *lifecycle.Host) (lifecycle.Result, error) {
+	res, err := p.Delete(ctx, h)
+	if errors.Is(err, lifecycle.ErrNotRegistered) {
+		return done("delete", ""), nil
+	}
+	return res, err
+}

@@ -1,0 +1,138 @@
+package ironic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// errSoftPowerOffUnsupported marks a 400 answer to "soft power off".
+var errSoftPowerOffUnsupported = errors.New("soft power off is unsupported by the BMC driver")
+
+// changePower issues PUT states/power (BMO IR changePower). Power changes
+// wait while target_provision_state is set.
+func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *nodes.Node, target nodes.TargetPowerState) (lifecycle.Result, error) {
+	verb := string(target)
+	ps := node.ProvisionState
+	if node.TargetProvisionState != "" {
+		logDebug(ctx, "provision state change in progress, power change waits", h, node, verb)
+		return p.continuing(verb, ps, p.fastPoll), nil
+	}
+	opts := nodes.PowerStateOpts{Target: target}
+	if target == nodes.SoftPowerOff || target == nodes.SoftRebooting {
+		opts.Timeout = int(softPowerOffTimeout.Seconds())
+	}
+	logInfo(ctx, "changing power state", h, node, verb)
+	err := nodes.ChangePowerState(ctx, p.sc, node.UUID, opts).ExtractErr()
+	switch {
+	case err == nil:
+		p.nudge()
+		return p.continuing(verb, ps, p.fastPoll), nil
+	case isConflict(err):
+		logDebug(ctx, "node busy, will retry", h, node, verb)
+		return p.continuing(verb, ps, p.fastPoll), nil
+	case isBadRequest(err) && (target == nodes.SoftPowerOff || target == nodes.SoftRebooting):
+		return lifecycle.Result{Verb: verb, ProvisionState: ps}, fmt.Errorf("%w: %s", errSoftPowerOffUnsupported, ironicError(err))
+	}
+	return lifecycle.Result{Verb: verb, ProvisionState: ps},
+		fmt.Errorf("%s node %s: %s", verb, node.UUID, ironicError(err))
+}
+
+// PowerOn converges the node to power on. force ignores a previous
+// last_error (a retry).
+func (p *Provisioner) PowerOn(ctx context.Context, h *lifecycle.Host, force bool) (lifecycle.Result, error) {
+	node, err := p.current(ctx, h)
+	if err != nil {
+		return lifecycle.Result{Verb: string(nodes.PowerOn)}, err
+	}
+	verb, ps := string(nodes.PowerOn), node.ProvisionState
+	if node.PowerState == powerOn {
+		return done(verb, ps), nil
+	}
+	if node.TargetPowerState == powerOn {
+		logDebug(ctx, "waiting for power on", h, node, verb)
+		return p.continuing(verb, ps, p.fastPoll), nil
+	}
+	if node.LastError != "" && !force {
+		return failed(verb, ps, "PowerOn operation failed: "+node.LastError), nil
+	}
+	return p.changePower(ctx, h, node, nodes.PowerOn)
+}
+
+// abortBeforePowerOff aborts inspect wait, and clean wait when the cleaning
+// is manual or automated cleaning is disabled; it waits while inspecting or
+// cleaning (BMO abortInspectionOrCleaning). ok means power off may go on.
+func (p *Provisioner) abortBeforePowerOff(ctx context.Context, h *lifecycle.Host, node *nodes.Node) (lifecycle.Result, bool, error) {
+	ps := node.ProvisionState
+	manual := node.TargetProvisionState == psManageable || node.TargetProvisionState == "clean"
+	disabled := h.Spec.AutomatedCleaningMode == lifecycle.CleaningDisabled
+	switch ps {
+	case psInspectWait:
+		res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetAbort})
+		return res, false, err
+	case psInspecting, psCleaning:
+		return p.continuing("abort", ps, p.slowPoll), false, nil
+	case psInspectFail:
+		if node.TargetProvisionState != "" {
+			res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
+			return res, false, err
+		}
+	case psCleanWait:
+		if manual || disabled {
+			res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetAbort})
+			return res, false, err
+		}
+		return p.continuing("abort", ps, p.slowPoll), false, nil
+	}
+	return lifecycle.Result{}, true, nil
+}
+
+// PowerOff converges the node to power off: soft power off (180 s timeout)
+// unless mode is hard, force is set or the host has failed before; a 400 to
+// soft power off falls back to hard power off.
+func (p *Provisioner) PowerOff(ctx context.Context, h *lifecycle.Host, mode lifecycle.PowerMode, force bool) (lifecycle.Result, error) {
+	node, err := p.current(ctx, h)
+	if err != nil {
+		return lifecycle.Result{Verb: string(nodes.PowerOff)}, err
+	}
+	ps := node.ProvisionState
+	if res, ok, err := p.abortBeforePowerOff(ctx, h, node); !ok {
+		return res, err
+	}
+	if node.PowerState == powerOff {
+		return done(string(nodes.PowerOff), ps), nil
+	}
+	if node.TargetPowerState == powerOff || node.TargetPowerState == softPowerOff {
+		logDebug(ctx, "waiting for power off", h, node, node.TargetPowerState)
+		return p.continuing(node.TargetPowerState, ps, p.fastPoll), nil
+	}
+	soft := mode != lifecycle.PowerHard && !force && h.Status.ErrorCount == 0
+	if node.TargetPowerState == "" && node.LastError != "" && !force && !strings.Contains(node.LastError, "aborted") {
+		verb := string(nodes.PowerOff)
+		if soft {
+			verb = string(nodes.SoftPowerOff)
+		}
+		return failed(verb, ps, node.LastError), nil
+	}
+	if soft {
+		target := nodes.SoftPowerOff
+		if node.DisablePowerOff {
+			target = nodes.SoftRebooting
+		}
+		res, err := p.changePower(ctx, h, node, target)
+		if !errors.Is(err, errSoftPowerOffUnsupported) {
+			return res, err
+		}
+		logInfo(ctx, "soft power off unsupported, falling back to hard power off", h, node, string(target))
+	}
+	target := nodes.PowerOff
+	if node.DisablePowerOff {
+		target = nodes.Rebooting
+	}
+	return p.changePower(ctx, h, node, target)
+}

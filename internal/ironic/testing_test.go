@@ -1,0 +1,225 @@
+package ironic
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	// Node tests wait on Ironic, not on CPU: run up to 4 at once unless
+	// -parallel was given.
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", "4")
+	}
+	os.Exit(m.Run())
+}
+
+// ironicEndpoint is BAREMETAL_ENDPOINT or the local test rig's Ironic.
+func ironicEndpoint() string {
+	if e := os.Getenv("BAREMETAL_ENDPOINT"); e != "" {
+		return strings.TrimSuffix(strings.TrimSuffix(e, "/"), "/v1")
+	}
+	return "http://127.0.0.1:6385"
+}
+
+var (
+	rigOnce  sync.Once
+	rigErr   error
+	rigSC    *gophercloud.ServiceClient
+	rigWatch *Watcher
+)
+
+// realIronic returns a client for the real Ironic and the one shared
+// watcher, or skips the test when Ironic does not answer.
+func realIronic(t *testing.T) (*gophercloud.ServiceClient, *Watcher) {
+	t.Helper()
+	rigOnce.Do(func() {
+		ep := ironicEndpoint()
+		c := &http.Client{Timeout: 3 * time.Second}
+		resp, err := c.Get(ep + "/v1/")
+		if err != nil {
+			rigErr = err
+			return
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			rigErr = errors.New(resp.Status)
+			return
+		}
+		sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: ep + "/v1"})
+		if err != nil {
+			rigErr = err
+			return
+		}
+		sc.Microversion = "1.82"
+		rigSC = sc
+		rigWatch = NewWatcher(sc, WatcherOptions{})
+	})
+	if rigErr != nil {
+		t.Skipf("no Ironic at %s (%v): start one with scripts/ironic.sh start, or set BAREMETAL_ENDPOINT", ironicEndpoint(), rigErr)
+	}
+	return rigSC, rigWatch
+}
+
+var nameChars = regexp.MustCompile(`[^a-zA-Z0-9-._~]+`)
+
+// uniqueName is a valid, unique Ironic node name for the test.
+func uniqueName(t *testing.T) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	n := strings.ToLower(nameChars.ReplaceAllString(t.Name(), "-"))
+	if len(n) > 50 {
+		n = n[:50]
+	}
+	return n + "-" + hex.EncodeToString(b[:])
+}
+
+// randomMAC is a locally administered unicast MAC.
+func randomMAC() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	b[0] = (b[0] | 0x02) & 0xfe
+	parts := make([]string, 6)
+	for i, x := range b {
+		parts[i] = hex.EncodeToString([]byte{x})
+	}
+	return strings.Join(parts, ":")
+}
+
+// fakeInterfaces are all-fake interfaces for driver fake-hardware.
+func fakeInterfaces() map[string]string {
+	return map[string]string{
+		"boot_interface":       "fake",
+		"deploy_interface":     "fake",
+		"inspect_interface":    "fake",
+		"management_interface": "fake",
+		"power_interface":      "fake",
+		"bios_interface":       "fake",
+		"raid_interface":       "fake",
+		"vendor_interface":     "fake",
+		"network_interface":    "noop",
+	}
+}
+
+// fakeHost is a host on a fake-hardware node.
+func fakeHost(t *testing.T) *lifecycle.Host {
+	return &lifecycle.Host{Spec: lifecycle.HostSpec{
+		Name: uniqueName(t),
+		BMC: lifecycle.BMCAccess{
+			Address:            "fake://",
+			Driver:             "fake-hardware",
+			Interfaces:         fakeInterfaces(),
+			DriverInfo:         map[string]any{},
+			CredentialsVersion: "v1",
+		},
+		BootMode:              lifecycle.BootModeUEFI,
+		AutomatedCleaningMode: lifecycle.CleaningMetadata,
+		Labels:                map[string]string{"rack": "r1"},
+		Traits:                []string{"CUSTOM_TEST"},
+		ResourceClass:         "baremetal",
+	}}
+}
+
+// cleanupNode removes whatever node carries the host's id or name, waiting
+// (through the watcher) for a running inspection or cleaning to settle.
+func cleanupNode(t *testing.T, sc *gophercloud.ServiceClient, h *lifecycle.Host) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		_, w := realIronic(t)
+		p := NewProvisioner(sc, w, WithJitter(0, nil))
+		for ctx.Err() == nil {
+			res, err := p.Delete(ctx, h)
+			if err == nil && !res.Dirty {
+				return
+			}
+			id := h.Status.ID
+			if id == "" {
+				id = h.Spec.Name
+			}
+			_ = w.Wait(ctx, id, 2*time.Second)
+		}
+		t.Logf("cleanup: node of %s not deleted", h.Spec.Name)
+	})
+}
+
+// drive calls f until its result is no longer Dirty, waiting on the
+// watcher between calls. Transient errors are retried a few times. It
+// returns the final result (which may carry an ErrorMessage).
+func drive(t *testing.T, ctx context.Context, w *Watcher, h *lifecycle.Host, what string, f func() (lifecycle.Result, error)) lifecycle.Result {
+	t.Helper()
+	deadline := time.Now().Add(150 * time.Second)
+	transient := 0
+	for calls := 0; ; calls++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still not done after %d calls", what, calls)
+		}
+		res, err := f()
+		if err != nil {
+			transient++
+			if transient > 5 {
+				t.Fatalf("%s: %v (verb %q, provision state %q)", what, err, res.Verb, res.ProvisionState)
+			}
+			t.Logf("%s: transient error: %v", what, err)
+			if werr := w.Wait(ctx, h.Status.ID, time.Second); werr != nil {
+				t.Fatalf("%s: %v", what, werr)
+			}
+			continue
+		}
+		if !res.Dirty {
+			t.Logf("%s: done after %d calls (verb %q, provision state %q, error %q)", what, calls+1, res.Verb, res.ProvisionState, res.ErrorMessage)
+			return res
+		}
+		if werr := w.Wait(ctx, h.Status.ID, res.RequeueAfter); werr != nil {
+			t.Fatalf("%s: %v", what, werr)
+		}
+	}
+}
+
+// register drives Register to completion and records the id.
+func register(t *testing.T, ctx context.Context, p *Provisioner, w *Watcher, h *lifecycle.Host, credentialsChanged bool) lifecycle.Result {
+	t.Helper()
+	return drive(t, ctx, w, h, "register", func() (lifecycle.Result, error) {
+		res, id, err := p.Register(ctx, h, credentialsChanged, false)
+		if id != "" {
+			h.Status.ID = id
+		}
+		credentialsChanged = false // pushed once
+		return res, err
+	})
+}
+
+func mustNoError(t *testing.T, what string, res lifecycle.Result) {
+	t.Helper()
+	if res.ErrorMessage != "" {
+		t.Fatalf("%s failed: %s (verb %q, provision state %q)", what, res.ErrorMessage, res.Verb, res.ProvisionState)
+	}
+}
+
+func getNode(t *testing.T, ctx context.Context, sc *gophercloud.ServiceClient, id string) *nodes.Node {
+	t.Helper()
+	n, err := nodes.Get(ctx, sc, id).Extract()
+	if err != nil {
+		t.Fatalf("get node %s: %v", id, err)
+	}
+	return n
+}

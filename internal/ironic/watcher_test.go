@@ -1,0 +1,339 @@
+package ironic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+)
+
+// fakeNodeList serves GET /v1/nodes like Ironic: fields, limit, marker and
+// a next link. Nodes are kept sorted by uuid.
+type fakeNodeList struct {
+	mu       sync.Mutex
+	nodes    map[string]map[string]any
+	requests atomic.Int64
+	srv      *httptest.Server
+}
+
+func newFakeNodeList(t *testing.T, n int) *fakeNodeList {
+	f := &fakeNodeList{nodes: map[string]map[string]any{}}
+	for i := 0; i < n; i++ {
+		f.nodes[nodeID(i)] = map[string]any{
+			"uuid": nodeID(i), "provision_state": "available", "target_provision_state": nil,
+			"power_state": "power off", "target_power_state": nil, "last_error": nil, "maintenance": false,
+		}
+	}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func nodeID(i int) string { return fmt.Sprintf("00000000-0000-0000-0000-%012d", i) }
+
+func (f *fakeNodeList) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/nodes" || r.Method != http.MethodGet {
+		http.NotFound(w, r)
+		return
+	}
+	f.requests.Add(1)
+	q := r.URL.Query()
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	marker := q.Get("marker")
+	f.mu.Lock()
+	ids := make([]string, 0, len(f.nodes))
+	for id := range f.nodes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var page []map[string]any
+	next := ""
+	for _, id := range ids {
+		if marker != "" && id <= marker {
+			continue
+		}
+		if limit > 0 && len(page) == limit {
+			nq := r.URL.Query()
+			nq.Set("marker", page[len(page)-1]["uuid"].(string))
+			next = f.srv.URL + "/v1/nodes?" + nq.Encode()
+			break
+		}
+		cp := map[string]any{}
+		for k, v := range f.nodes[id] {
+			cp[k] = v
+		}
+		page = append(page, cp)
+	}
+	f.mu.Unlock()
+	body := map[string]any{"nodes": page}
+	if next != "" {
+		body["next"] = next
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func (f *fakeNodeList) set(id, key string, v any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nodes[id][key] = v
+}
+
+func (f *fakeNodeList) remove(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.nodes, id)
+}
+
+// newTestWatcher returns a fast watcher over f whose ticks are reported on
+// the returned channel.
+func newTestWatcher(t *testing.T, f *fakeNodeList, opts WatcherOptions) (*Watcher, <-chan TickInfo) {
+	t.Helper()
+	sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: f.srv.URL + "/v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Microversion = "1.82"
+	ticks := make(chan TickInfo, 10000)
+	if opts.MinInterval == 0 {
+		opts.MinInterval = 5 * time.Millisecond
+	}
+	if opts.MaxInterval == 0 {
+		opts.MaxInterval = 20 * time.Millisecond
+	}
+	opts.OnTick = func(ti TickInfo) {
+		select {
+		case ticks <- ti:
+		default:
+		}
+	}
+	return NewWatcher(sc, opts), ticks
+}
+
+// nextTick returns the next tick that satisfies ok, or fails after 5 s.
+func nextTick(t *testing.T, ticks <-chan TickInfo, ok func(TickInfo) bool) TickInfo {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case ti := <-ticks:
+			if ti.Err != nil {
+				t.Fatalf("tick error: %v", ti.Err)
+			}
+			if ok(ti) {
+				return ti
+			}
+		case <-deadline:
+			t.Fatal("no matching watcher tick within 5s")
+		}
+	}
+}
+
+func (w *Watcher) isRunning() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.running
+}
+
+// waitStopped fails unless the watcher's goroutine stops within 5 s.
+func waitStopped(t *testing.T, w *Watcher) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for w.isRunning() {
+		if time.Now().After(deadline) {
+			t.Fatal("watcher goroutine still running with no waiters")
+		}
+		select {
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+func TestWatcherManyWaitersOneListPerTick(t *testing.T) {
+	f := newFakeNodeList(t, 50)
+	w, ticks := newTestWatcher(t, f, WatcherOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	results := make([]chan error, 50)
+	for i := range results {
+		results[i] = make(chan error, 1)
+		go func(i int) { results[i] <- w.Wait(ctx, nodeID(i), time.Minute) }(i)
+	}
+	// All 50 wait, and a tick has seen them (baseline taken).
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Waiters == 50 })
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Waiters == 50 })
+
+	f.set(nodeID(7), "provision_state", "deploying")
+	ti := nextTick(t, ticks, func(ti TickInfo) bool { return ti.Changed })
+	if ti.Woken != 1 || ti.Next != w.opts.MinInterval {
+		t.Errorf("change tick: %+v", ti)
+	}
+	select {
+	case err := <-results[7]:
+		if err != nil {
+			t.Fatalf("waiter 7: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("waiter 7 not woken")
+	}
+	// One more tick: nobody else woke.
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Waiters == 49 })
+	for i, ch := range results {
+		if i != 7 && len(ch) != 0 {
+			t.Errorf("waiter %d woke without a change", i)
+		}
+	}
+	st := w.Stats()
+	if st.ListRequests != st.Ticks || st.Wakeups != 1 {
+		t.Errorf("stats %+v: want one list request per tick and one wakeup", st)
+	}
+
+	// Cancelling returns every wait promptly.
+	cancel()
+	for i, ch := range results {
+		if i == 7 {
+			continue
+		}
+		select {
+		case err := <-ch:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("waiter %d: %v, want context.Canceled", i, err)
+			}
+		case <-time.After(time.Second):
+			t.Fatalf("waiter %d did not return after cancel", i)
+		}
+	}
+	waitStopped(t, w)
+	if got := f.requests.Load(); got != w.Stats().ListRequests {
+		t.Errorf("server saw %d requests, watcher counted %d", got, w.Stats().ListRequests)
+	}
+}
+
+func TestWatcherPagination(t *testing.T) {
+	f := newFakeNodeList(t, 50)
+	w, ticks := newTestWatcher(t, f, WatcherOptions{PageLimit: 20})
+	done := make(chan error, 1)
+	go func() { done <- w.Wait(context.Background(), nodeID(45), time.Minute) }()
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Waiters == 1 })
+	f.set(nodeID(45), "power_state", "power on")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("waiter on the last page not woken")
+	}
+	st := w.Stats()
+	if st.ListRequests != 3*st.Ticks {
+		t.Errorf("stats %+v: want 3 page requests per tick", st)
+	}
+}
+
+func TestWatcherBackoffAndNudge(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: 4 * time.Millisecond, MaxInterval: 40 * time.Millisecond, Backoff: 1.5})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Wait(ctx, nodeID(0), time.Minute) }()
+
+	var prev time.Duration
+	for i := 0; ; i++ {
+		ti := nextTick(t, ticks, func(TickInfo) bool { return true })
+		if ti.Changed {
+			t.Fatal("change without a change")
+		}
+		if ti.Next < prev {
+			t.Fatalf("interval shrank without a change: %v after %v", ti.Next, prev)
+		}
+		if i == 0 && ti.Next != 6*time.Millisecond {
+			t.Fatalf("first backoff %v, want 6ms", ti.Next)
+		}
+		prev = ti.Next
+		if ti.Next == w.opts.MaxInterval {
+			break
+		}
+		if i > 20 {
+			t.Fatalf("interval never reached the max: %v", ti.Next)
+		}
+	}
+	// Nudge brings it back to the minimum.
+	w.Nudge()
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Next == 6*time.Millisecond })
+
+	// A change wakes the waiter and resets to the minimum.
+	f.set(nodeID(0), "last_error", "boom")
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Changed && ti.Next == w.opts.MinInterval })
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	waitStopped(t, w)
+}
+
+func TestWatcherTimeoutEmptyIDAndDisappearance(t *testing.T) {
+	f := newFakeNodeList(t, 2)
+	w, ticks := newTestWatcher(t, f, WatcherOptions{})
+	ctx := context.Background()
+
+	// d passes without a change.
+	start := time.Now()
+	if err := w.Wait(ctx, nodeID(0), 30*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 30*time.Millisecond || el > 5*time.Second {
+		t.Errorf("wait took %v", el)
+	}
+	waitStopped(t, w)
+
+	// An empty id just waits (no list request).
+	before := f.requests.Load()
+	if err := w.Wait(ctx, "", 10*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if f.requests.Load() != before {
+		t.Error("an empty-id wait listed nodes")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := w.Wait(cctx, "", time.Minute); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled empty-id wait: %v", err)
+	}
+
+	// A node that disappears wakes its waiter; the other node's does not.
+	d1 := make(chan error, 1)
+	d0 := make(chan error, 1)
+	wctx, wcancel := context.WithCancel(ctx)
+	defer wcancel()
+	go func() { d1 <- w.Wait(wctx, nodeID(1), time.Minute) }()
+	go func() { d0 <- w.Wait(wctx, nodeID(0), time.Minute) }()
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Waiters == 2 })
+	f.remove(nodeID(1))
+	select {
+	case err := <-d1:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("waiter on a deleted node not woken")
+	}
+	if len(d0) != 0 {
+		t.Error("waiter on node 0 woke")
+	}
+	wcancel()
+	if err := <-d0; !errors.Is(err, context.Canceled) {
+		t.Errorf("node 0 waiter: %v", err)
+	}
+	waitStopped(t, w)
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/httpbasic"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
 	"github.com/gophercloud/gophercloud/v2/openstack/config"
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"github.com/gophercloud/gophercloud/v2/openstack/utils"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -341,7 +342,7 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		}
 		build = func(context.Context) (*gophercloud.ServiceClient, error) { return sc, nil }
 	case AuthKeystone:
-		build, err = keystoneBuilder(cfg, root)
+		build, err = keystoneBuilder(ctx, cfg, root)
 		if err != nil {
 			return nil, err
 		}
@@ -414,25 +415,32 @@ func apiRoot(sc *gophercloud.ServiceClient) string {
 	return r
 }
 
-// keystoneBuilder takes the keystone settings (the explicit fields, else
-// gophercloud's OS_* environment variables) and returns a function that
-// authenticates with config.NewProviderClient and finds Ironic in the
-// catalog (or at root when set).
-func keystoneBuilder(cfg Config, root string) (func(context.Context) (*gophercloud.ServiceClient, error), error) {
+// keystoneBuilder takes the keystone settings (clouds.yaml when cfg.Cloud
+// is set, overridden by the explicit fields that are set; else the explicit
+// fields; else gophercloud's OS_* environment variables) and returns a
+// function that authenticates with config.NewProviderClient and finds
+// Ironic in the catalog (or at root when set).
+func keystoneBuilder(ctx context.Context, cfg Config, root string) (func(context.Context) (*gophercloud.ServiceClient, error), error) {
 	var ao gophercloud.AuthOptions
 	eo := gophercloud.EndpointOpts{Region: cfg.Region, Availability: availability(cfg.Interface)}
+	var cloudTLS *tls.Config
 
-	if cfg.Cloud != "" {
-		// gophercloud's clouds package (clouds.yaml) needs gopkg.in/yaml.v2,
-		// which this module's go.mod does not carry yet.
-		return nil, cfgErr("cloud %q: reading clouds.yaml is not supported by this build; set auth_url, username, password and the project explicitly (or the OS_* environment variables)", cfg.Cloud)
-	}
-	if cfg.AuthURL == "" && cfg.Username == "" && cfg.Password == "" {
+	switch {
+	case cfg.Cloud != "":
+		var err error
+		if ao, eo, cloudTLS, err = cloudAuthOptions(cfg); err != nil {
+			return nil, err
+		}
+		if cloudTLS != nil && cloudTLS.InsecureSkipVerify && !cfg.Insecure {
+			tflog.Warn(ctx, "TLS certificate verification of keystone and the Ironic API is disabled (verify: false in clouds.yaml)",
+				map[string]any{"cloud": cfg.Cloud})
+		}
+	case cfg.AuthURL == "" && cfg.Username == "" && cfg.Password == "":
 		// Everything from the OS_* environment variables, like the
 		// OpenStack CLI.
 		envAO, err := openstack.AuthOptionsFromEnv()
 		if err != nil {
-			return nil, cfgErr("keystone auth needs auth_url, username and password (or the OS_* environment variables): %v", err)
+			return nil, cfgErr("keystone auth needs auth_url, username and password (or the OS_* environment variables, or a cloud of clouds.yaml): %v", err)
 		}
 		ao = envAO
 		if cfg.ProjectID != "" {
@@ -446,7 +454,7 @@ func keystoneBuilder(cfg Config, root string) (func(context.Context) (*gopherclo
 		if cfg.Interface == "" {
 			eo.Availability = availability(os.Getenv("OS_INTERFACE"))
 		}
-	} else {
+	default:
 		if cfg.AuthURL == "" {
 			return nil, cfgErr("keystone auth needs an auth_url")
 		}
@@ -459,24 +467,17 @@ func keystoneBuilder(cfg Config, root string) (func(context.Context) (*gopherclo
 			Password:         cfg.Password,
 			DomainName:       cfg.UserDomainName,
 		}
-		switch {
-		case cfg.ProjectID != "":
-			ao.Scope = &gophercloud.AuthScope{ProjectID: cfg.ProjectID}
-		case cfg.ProjectName != "":
-			dom := cfg.ProjectDomainName
-			if dom == "" {
-				dom = cfg.UserDomainName
-			}
-			ao.Scope = &gophercloud.AuthScope{ProjectName: cfg.ProjectName, DomainName: dom}
-		}
+		applyProjectScope(&ao, cfg)
 	}
 	// Long applies outlive tokens: let gophercloud authenticate again.
 	ao.AllowReauth = ao.Password != "" || ao.ApplicationCredentialSecret != ""
 
-	hc, err := NewHTTPClient(cfg)
+	tlsConf, err := buildTLSConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
+	mergeCloudTLS(tlsConf, cloudTLS)
+	hc := newHTTPClientTLS(cfg, tlsConf)
 
 	return func(ctx context.Context) (*gophercloud.ServiceClient, error) {
 		pc, err := config.NewProviderClient(ctx, ao, config.WithHTTPClient(*hc))
@@ -505,6 +506,118 @@ func keystoneBuilder(cfg Config, root string) (func(context.Context) (*gopherclo
 		}
 		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep + "v1/", Type: "baremetal"}, nil
 	}, nil
+}
+
+// applyProjectScope scopes ao to the project of cfg when one is set. The
+// project domain defaults to the user domain of cfg, else to ao's.
+func applyProjectScope(ao *gophercloud.AuthOptions, cfg Config) {
+	switch {
+	case cfg.ProjectID != "":
+		ao.Scope = &gophercloud.AuthScope{ProjectID: cfg.ProjectID}
+		ao.TenantID, ao.TenantName = cfg.ProjectID, ""
+	case cfg.ProjectName != "":
+		sc := &gophercloud.AuthScope{ProjectName: cfg.ProjectName}
+		switch {
+		case cfg.ProjectDomainName != "":
+			sc.DomainName = cfg.ProjectDomainName
+		case ao.Scope != nil && ao.Scope.ProjectName != "" && (ao.Scope.DomainName != "" || ao.Scope.DomainID != ""):
+			// Keep the project domain clouds.yaml names.
+			sc.DomainName, sc.DomainID = ao.Scope.DomainName, ao.Scope.DomainID
+		case cfg.UserDomainName != "":
+			sc.DomainName = cfg.UserDomainName
+		default:
+			sc.DomainName, sc.DomainID = ao.DomainName, ao.DomainID
+		}
+		ao.Scope = sc
+		ao.TenantID, ao.TenantName = "", cfg.ProjectName
+	case cfg.ProjectDomainName != "" && ao.Scope != nil && ao.Scope.ProjectName != "":
+		ao.Scope.DomainName, ao.Scope.DomainID = cfg.ProjectDomainName, ""
+	}
+}
+
+// cloudAuthOptions reads the cloud cfg.Cloud of clouds.yaml (cfg.CloudsFile,
+// else the standard places) with gophercloud's parser and lays the explicit
+// fields of cfg that are set over it.
+func cloudAuthOptions(cfg Config) (gophercloud.AuthOptions, gophercloud.EndpointOpts, *tls.Config, error) {
+	opts := []clouds.ParseOption{clouds.WithCloudName(cfg.Cloud)}
+	where := "clouds.yaml"
+	if cfg.CloudsFile != "" {
+		opts = append(opts, clouds.WithLocations(cfg.CloudsFile))
+		where = cfg.CloudsFile
+	}
+	if cfg.AuthURL != "" {
+		opts = append(opts, clouds.WithIdentityEndpoint(cfg.AuthURL))
+	}
+	if cfg.Username != "" {
+		opts = append(opts, clouds.WithUsername(cfg.Username))
+	}
+	if cfg.Password != "" {
+		opts = append(opts, clouds.WithPassword(cfg.Password))
+	}
+	if cfg.Region != "" {
+		opts = append(opts, clouds.WithRegion(cfg.Region))
+	}
+	// Certificate files set in cfg replace those of clouds.yaml, which are
+	// then not read (PEM contents replace them after parsing).
+	if cfg.CACertFile != "" {
+		opts = append(opts, clouds.WithCACertPath(cfg.CACertFile))
+	}
+	if cfg.ClientCertFile != "" && cfg.ClientKeyFile != "" {
+		opts = append(opts, clouds.WithClientCertPath(cfg.ClientCertFile), clouds.WithClientKeyPath(cfg.ClientKeyFile))
+	}
+
+	ao, eo, tc, err := clouds.Parse(opts...)
+	if err != nil {
+		msg := err.Error()
+		if !strings.Contains(msg, strconv.Quote(cfg.Cloud)) {
+			msg = fmt.Sprintf("cloud %q: %s", cfg.Cloud, msg)
+		}
+		if cfg.CloudsFile != "" && !strings.Contains(msg, cfg.CloudsFile) {
+			msg += " (clouds file " + cfg.CloudsFile + ")"
+		}
+		return ao, eo, nil, cfgErr("%s", msg)
+	}
+
+	if cfg.Username != "" {
+		// The explicit user replaces the clouds.yaml one.
+		ao.UserID = ""
+	}
+	if cfg.UserDomainName != "" {
+		ao.DomainName, ao.DomainID = cfg.UserDomainName, ""
+	}
+	applyProjectScope(&ao, cfg)
+	if sc := ao.Scope; sc != nil && sc.ProjectName != "" && sc.DomainName == "" && sc.DomainID == "" {
+		// No project domain anywhere: the user's, as with the explicit
+		// fields.
+		sc.DomainName, sc.DomainID = ao.DomainName, ao.DomainID
+	}
+	if cfg.Interface != "" {
+		eo.Availability = availability(cfg.Interface)
+	}
+
+	if ao.IdentityEndpoint == "" {
+		return ao, eo, nil, cfgErr("cloud %q of %s has no auth_url (set auth.auth_url there, or auth_url in the provider)", cfg.Cloud, where)
+	}
+	if ao.Password == "" && ao.ApplicationCredentialSecret == "" && ao.TokenID == "" {
+		return ao, eo, nil, cfgErr("cloud %q of %s has no credentials: set a password (in clouds.yaml, secure.yaml or the provider) or an application credential", cfg.Cloud, where)
+	}
+	return ao, eo, tc, nil
+}
+
+// mergeCloudTLS completes tc (from Config, which wins) with the TLS settings
+// of clouds.yaml: its CA and client certificate when Config sets none, and
+// skipped verification when clouds.yaml says verify: false.
+func mergeCloudTLS(tc, cloud *tls.Config) {
+	if cloud == nil {
+		return
+	}
+	if tc.RootCAs == nil {
+		tc.RootCAs = cloud.RootCAs
+	}
+	if len(tc.Certificates) == 0 {
+		tc.Certificates = cloud.Certificates
+	}
+	tc.InsecureSkipVerify = tc.InsecureSkipVerify || cloud.InsecureSkipVerify
 }
 
 func availability(iface string) gophercloud.Availability {

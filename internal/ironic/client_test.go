@@ -508,27 +508,34 @@ func TestTLSClientCertificate(t *testing.T) {
 	}
 }
 
-// A minimal Keystone v3: password auth returns a token and a catalog that
-// points at the fake Ironic, which requires the token.
-func TestConnectKeystone(t *testing.T) {
-	const password, token = "keystone-S3cret", "gAAAAAB-test-token-value"
-	ironic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// ctKeystone is a minimal Keystone v3: password auth returns token and a
+// catalog that points at a fake Ironic, which requires the token. It
+// records the last auth request body. tlsKeystone serves Keystone over TLS
+// (Ironic stays plain HTTP).
+type ctKeystone struct {
+	Keystone, Ironic *httptest.Server
+	authBody         sync.Map
+}
+
+func newCtKeystone(t *testing.T, token string, tlsKeystone bool) *ctKeystone {
+	t.Helper()
+	k := &ctKeystone{}
+	k.Ironic = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Auth-Token") != token {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
 		(&ctIronic{max: "1.82"}).ServeHTTP(w, r)
 	}))
-	defer ironic.Close()
-	var authBody sync.Map
-	keystone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	t.Cleanup(k.Ironic.Close)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v3/auth/tokens" || r.Method != http.MethodPost {
 			http.NotFound(w, r)
 			return
 		}
 		var req map[string]any
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		authBody.Store("req", req)
+		k.authBody.Store("req", req)
 		w.Header().Set("X-Subject-Token", token)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
@@ -536,15 +543,34 @@ func TestConnectKeystone(t *testing.T) {
 			"methods": ["password"], "user": {"id": "u1", "name": "admin", "domain": {"id": "default", "name": "Default"}},
 			"project": {"id": "p1", "name": "admin", "domain": {"id": "default", "name": "Default"}},
 			"catalog": [{"type": "baremetal", "name": "ironic", "id": "s1", "endpoints": [
-				{"id": "e1", "interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q}]}]}}`, ironic.URL)
-	}))
-	defer keystone.Close()
+				{"id": "e1", "interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": %q},
+				{"id": "e2", "interface": "internal", "region": "RegionOne", "region_id": "RegionOne", "url": "http://internal.invalid:6385"}]}]}}`, k.Ironic.URL)
+	})
+	if tlsKeystone {
+		k.Keystone = httptest.NewTLSServer(h)
+	} else {
+		k.Keystone = httptest.NewServer(h)
+	}
+	t.Cleanup(k.Keystone.Close)
+	return k
+}
+
+// lastAuth is the JSON of the last auth request Keystone received.
+func (k *ctKeystone) lastAuth() string {
+	req, _ := k.authBody.Load("req")
+	b, _ := json.Marshal(req)
+	return string(b)
+}
+
+func TestConnectKeystone(t *testing.T) {
+	const password, token = "keystone-S3cret", "gAAAAAB-test-token-value"
+	k := newCtKeystone(t, token, false)
 
 	var logs bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &logs)
 	cfg := ctConfig("")
 	cfg.Auth = AuthKeystone
-	cfg.AuthURL = keystone.URL + "/v3/"
+	cfg.AuthURL = k.Keystone.URL + "/v3/"
 	cfg.Username, cfg.Password = "admin", password
 	cfg.UserDomainName, cfg.ProjectName, cfg.ProjectDomainName = "Default", "admin", "Default"
 	cfg.Region = "RegionOne"
@@ -552,14 +578,13 @@ func TestConnectKeystone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if conn.Microversion != "1.82" || conn.Endpoint != ironic.URL+"/" || conn.Auth != AuthKeystone {
+	if conn.Microversion != "1.82" || conn.Endpoint != k.Ironic.URL+"/" || conn.Auth != AuthKeystone {
 		t.Fatalf("conn = %+v", conn)
 	}
 	if _, err := conn.Client.Get(ctx, conn.Client.ServiceURL("nodes"), nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := authBody.Load("req")
-	if b, _ := json.Marshal(req); !strings.Contains(string(b), `"name":"admin"`) || !strings.Contains(string(b), password) {
+	if b := k.lastAuth(); !strings.Contains(b, `"name":"admin"`) || !strings.Contains(b, password) {
 		t.Fatalf("keystone got %s", b)
 	}
 	out := logs.String()
@@ -571,10 +596,191 @@ func TestConnectKeystone(t *testing.T) {
 			t.Fatalf("log carries %q:\n%s", secret, out)
 		}
 	}
+}
 
-	cfg.Cloud = "mycloud"
-	if _, err := Connect(ctx, cfg); err == nil || !strings.Contains(err.Error(), "clouds.yaml") {
-		t.Fatalf("cloud: %v", err)
+// ctCloudsEnv clears the OS_* variables gophercloud's clouds.yaml parser
+// reads, so the tests do not depend on the environment.
+func ctCloudsEnv(t *testing.T) {
+	for _, v := range []string{"OS_CLOUD", "OS_CLIENT_CONFIG_FILE", "OS_REGION_NAME", "OS_INTERFACE", "OS_CACERT", "OS_CERT", "OS_KEY"} {
+		t.Setenv(v, "")
+	}
+}
+
+func ctWriteClouds(t *testing.T, yaml string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "clouds.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCloudsYAMLConnect(t *testing.T) {
+	ctCloudsEnv(t)
+	const password, token = "clouds-yaml-S3cret", "gAAAAAB-clouds-token"
+	k := newCtKeystone(t, token, false)
+	file := ctWriteClouds(t, fmt.Sprintf(`clouds:
+  mycloud:
+    auth:
+      auth_url: %s/v3/
+      username: admin
+      password: %s
+      project_name: admin
+      user_domain_name: Default
+      project_domain_name: Default
+    region_name: RegionOne
+    interface: public
+  other:
+    auth:
+      auth_url: http://127.0.0.1:1/v3/
+      username: nobody
+      password: x
+`, k.Keystone.URL, password))
+
+	var logs bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &logs)
+	cfg := ctConfig("")
+	cfg.Cloud, cfg.CloudsFile = "mycloud", file
+	conn, err := Connect(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conn.Auth != AuthKeystone || conn.Endpoint != k.Ironic.URL+"/" || conn.Microversion != "1.82" {
+		t.Fatalf("conn = %+v", conn)
+	}
+	if _, err := conn.Client.Get(ctx, conn.Client.ServiceURL("nodes"), nil, nil); err != nil {
+		t.Fatalf("Ironic with the token: %v", err)
+	}
+	b := k.lastAuth()
+	for _, want := range []string{`"name":"admin"`, password, `"project":{"domain":{"name":"Default"},"name":"admin"}`} {
+		if !strings.Contains(b, want) {
+			t.Fatalf("keystone got %s, lacks %s", b, want)
+		}
+	}
+	out := logs.String()
+	if !strings.Contains(out, "/v3/auth/tokens") {
+		t.Fatalf("keystone request not logged:\n%s", out)
+	}
+	for _, secret := range []string{password, token, "X-Auth-Token", "X-Subject-Token"} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("log carries %q:\n%s", secret, out)
+		}
+	}
+
+	// Explicit fields override clouds.yaml.
+	over := cfg
+	over.Username, over.Password, over.ProjectName = "operator", "override-pw", "ops"
+	if _, err := Connect(ctx, over); err != nil {
+		t.Fatal(err)
+	}
+	b = k.lastAuth()
+	if !strings.Contains(b, `"name":"operator"`) || !strings.Contains(b, "override-pw") || strings.Contains(b, password) ||
+		!strings.Contains(b, `"project":{"domain":{"name":"Default"},"name":"ops"}`) {
+		t.Fatalf("overridden auth: %s", b)
+	}
+	over = cfg
+	over.Interface = "internal" // the catalog's internal endpoint does not resolve
+	if _, err := Connect(ctx, over); err == nil || !strings.Contains(err.Error(), "internal.invalid") {
+		t.Fatalf("interface override: %v", err)
+	}
+	over = cfg
+	over.AuthURL = "http://127.0.0.1:1/v3/"
+	if _, err := Connect(ctx, over); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("auth_url override: %v", err)
+	}
+
+	// Unknown cloud, missing file: clear errors naming them.
+	bad := cfg
+	bad.Cloud = "no-such-cloud"
+	if _, err := Connect(ctx, bad); err == nil || !strings.Contains(err.Error(), `"no-such-cloud"`) || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("unknown cloud: %v", err)
+	}
+	bad = cfg
+	bad.CloudsFile = filepath.Join(t.TempDir(), "missing.yaml")
+	if _, err := Connect(ctx, bad); err == nil || !strings.Contains(err.Error(), `"mycloud"`) || !strings.Contains(err.Error(), bad.CloudsFile) {
+		t.Fatalf("missing clouds file: %v", err)
+	}
+	if strings.Contains(logs.String(), password) || strings.Contains(logs.String(), "override-pw") {
+		t.Fatalf("log carries a password:\n%s", logs.String())
+	}
+}
+
+func TestCloudsYAMLTLS(t *testing.T) {
+	ctCloudsEnv(t)
+	const token = "gAAAAAB-tls-token"
+	k := newCtKeystone(t, token, true)
+	dir := t.TempDir()
+	caFile := filepath.Join(dir, "ca.pem")
+	caPEM := ctPEM("CERTIFICATE", k.Keystone.Certificate().Raw)
+	if err := os.WriteFile(caFile, []byte(caPEM), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cloud := func(extra string) string {
+		return ctWriteClouds(t, fmt.Sprintf(`clouds:
+  tls:
+    auth:
+      auth_url: %s/v3/
+      username: admin
+      password: pw
+      project_name: admin
+      user_domain_name: Default
+%s`, k.Keystone.URL, extra))
+	}
+	connect := func(cfg Config) error {
+		_, err := Connect(context.Background(), cfg)
+		return err
+	}
+
+	// No CA anywhere: verification fails, nothing falls back to insecure.
+	cfg := ctConfig("")
+	cfg.Cloud, cfg.CloudsFile = "tls", cloud("")
+	if err := connect(cfg); err == nil || !strings.Contains(err.Error(), "x509") {
+		t.Fatalf("without CA: %v", err)
+	}
+	// The CA of clouds.yaml.
+	cfg.CloudsFile = cloud("    cacert: " + caFile + "\n")
+	if err := connect(cfg); err != nil {
+		t.Fatalf("clouds.yaml cacert: %v", err)
+	}
+	// verify: true does not turn verification off.
+	cfg.CloudsFile = cloud("    verify: true\n")
+	if err := connect(cfg); err == nil || !strings.Contains(err.Error(), "x509") {
+		t.Fatalf("verify true: %v", err)
+	}
+	// verify: false in clouds.yaml, or insecure in Config.
+	cfg.CloudsFile = cloud("    verify: false\n")
+	if err := connect(cfg); err != nil {
+		t.Fatalf("verify false: %v", err)
+	}
+	cfg.CloudsFile = cloud("")
+	cfg.Insecure = true
+	if err := connect(cfg); err != nil {
+		t.Fatalf("insecure: %v", err)
+	}
+	// Config's CA wins over clouds.yaml's (here a wrong one).
+	// (httptest servers all share one certificate: make another CA.)
+	otherKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	otherTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(3), Subject: pkix.Name{CommonName: "unrelated CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	otherDER, err := x509.CreateCertificate(rand.Reader, otherTmpl, otherTmpl, &otherKey.PublicKey, otherKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongCA := filepath.Join(dir, "wrong.pem")
+	if err := os.WriteFile(wrongCA, []byte(ctPEM("CERTIFICATE", otherDER)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg = ctConfig("")
+	cfg.Cloud, cfg.CloudsFile = "tls", cloud("    cacert: "+wrongCA+"\n")
+	if err := connect(cfg); err == nil || !strings.Contains(err.Error(), "x509") {
+		t.Fatalf("wrong clouds.yaml CA: %v", err)
+	}
+	cfg.CACertPEM = caPEM
+	if err := connect(cfg); err != nil {
+		t.Fatalf("Config CA over clouds.yaml CA: %v", err)
 	}
 }
 

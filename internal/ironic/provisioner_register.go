@@ -42,7 +42,7 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 		if !h.Spec.BMC.HasCredentials() {
 			return failed("", "", "no BMC driver and credentials to register the host with"), "", nil
 		}
-		node, err = p.createNode(ctx, h)
+		node, err = p.createNode(ctx, p.withSupportedInterfaces(h))
 		if err != nil {
 			return lifecycle.Result{Verb: "create"}, "", err
 		}
@@ -52,7 +52,7 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 		}
 	} else {
 		var ok bool
-		node, res, ok, err = p.update(ctx, h, node, "update", registerPatch(node, h, credentialsChanged))
+		node, res, ok, err = p.update(ctx, h, node, "update", registerPatch(node, p.withSupportedInterfaces(h), credentialsChanged))
 		if !ok {
 			return res, idOf(node, h), err
 		}
@@ -155,7 +155,7 @@ func (p *Provisioner) createNode(ctx context.Context, h *lifecycle.Host) (*nodes
 		body["name"] = h.Spec.Name
 	}
 	for k, v := range h.Spec.BMC.Interfaces {
-		if v != "" && p.interfaceSupported(k) {
+		if v != "" {
 			body[k] = v
 		}
 	}
@@ -230,7 +230,7 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if v := h.Spec.BMC.Interfaces[k]; v != "" && p.interfaceSupported(k) && interfaceOf(node, k) != v {
+			if v := h.Spec.BMC.Interfaces[k]; v != "" && interfaceOf(node, k) != v {
 				add("/"+k, v)
 			}
 		}
@@ -239,13 +239,22 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 	return patch
 }
 
-// interfaceSupported drops interfaces the negotiated API does not know: the
-// address schemes name a firmware interface, which Ironic has from 1.86.
-func (p *Provisioner) interfaceSupported(field string) bool {
-	if field == "firmware_interface" {
-		return CompareMicroversions(p.sc.Microversion, fmt.Sprintf("1.%d", MicroversionFirmware)) >= 0
+// withSupportedInterfaces returns h, or a copy of it without the
+// interfaces that the negotiated API does not know: the address schemes
+// name a firmware interface, which Ironic has from 1.86.
+func (p *Provisioner) withSupportedInterfaces(h *lifecycle.Host) *lifecycle.Host {
+	if _, ok := h.Spec.BMC.Interfaces["firmware_interface"]; !ok ||
+		CompareMicroversions(p.sc.Microversion, fmt.Sprintf("1.%d", MicroversionFirmware)) >= 0 {
+		return h
 	}
-	return true
+	c := *h
+	c.Spec.BMC.Interfaces = make(map[string]string, len(h.Spec.BMC.Interfaces))
+	for k, v := range h.Spec.BMC.Interfaces {
+		if k != "firmware_interface" {
+			c.Spec.BMC.Interfaces[k] = v
+		}
+	}
+	return &c
 }
 
 func interfaceOf(n *nodes.Node, field string) string {

@@ -1,0 +1,16 @@
+package lifecycle
+
+import "context"
+
+// Clients is what the provider builds once in Configure and hands to every
+// resource and data source.
+type Clients struct {
+	// Machine runs hosts through the state machine.
+	Machine *Machine
+	// Catalog answers the questions that are not state transitions: lists,
+	// hardware, claims. Implemented by internal/ironic.
+	Catalog Catalog
+	// CheckBMC, when set, checks that a host's BMC answers and accepts its
+	// credentials before the host is registered (Redfish pre-flight).
+	CheckBMC func(ctx context.Context, access BMCAccess) error
+}

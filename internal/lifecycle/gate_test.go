@@ -1,0 +1,258 @@
+package lifecycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestGateBasics(t *testing.T) {
+	g := NewGate(1)
+	if !g.TryAcquire("a") || !g.TryAcquire("a") {
+		t.Fatal("holder refused")
+	}
+	if g.TryAcquire("b") {
+		t.Fatal("second host got a slot over the limit")
+	}
+	if !g.Holds("a") || g.Holds("b") || g.Busy() != 1 || g.Limit() != 1 {
+		t.Fatalf("holds a=%v b=%v busy=%d", g.Holds("a"), g.Holds("b"), g.Busy())
+	}
+	g.Release("b") // not a holder: no-op
+	g.Release("a")
+	if !g.TryAcquire("b") {
+		t.Fatal("slot not freed")
+	}
+
+	// nil and unlimited gates never limit.
+	var nilGate *Gate
+	for _, u := range []*Gate{nilGate, NewGate(0)} {
+		for i := range 5 {
+			if !u.TryAcquire(fmt.Sprint(i)) {
+				t.Fatal("unlimited gate refused")
+			}
+		}
+		u.Release("0")
+		if u.Holds("0") || u.Busy() != 0 || u.Limit() != 0 {
+			t.Fatal("unlimited gate tracks holders")
+		}
+		if err := u.WaitFree(context.Background(), "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestGateWaitFree(t *testing.T) {
+	g := NewGate(1)
+	g.TryAcquire("a")
+	if err := g.WaitFree(context.Background(), "a"); err != nil {
+		t.Fatalf("holder waited: %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.WaitFree(ctx, "b"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+
+	done := make(chan error)
+	go func() { done <- g.WaitFree(context.Background(), "b") }()
+	select {
+	case <-done:
+		t.Fatal("WaitFree returned while the gate is full")
+	case <-time.After(5 * time.Millisecond):
+	}
+	g.Release("a")
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGateDelaysSecondHost: limit 1, two hosts entering inspecting. The
+// second is delayed (transition undone) and proceeds once the first has
+// left inspecting.
+func TestGateDelaysSecondHost(t *testing.T) {
+	e := newEnv()
+	e.m.Gate = NewGate(1)
+	ctx := context.Background()
+	a, b := newHost(StateRegistering), newHost(StateRegistering)
+	a.Spec.Name, b.Spec.Name = "a", "b"
+	b.Status.ErrorCount = 1 // undone with the refused transition
+
+	if r := e.m.Step(ctx, a); r.Kind != StepComplete || a.Status.State != StateInspecting {
+		t.Fatalf("a: %v %q", r.Kind, a.Status.State)
+	}
+	r := e.m.Step(ctx, b)
+	if r.Kind != StepDelayed || b.Status.State != StateRegistering || b.Status.OperationalStatus != OperationalDelayed {
+		t.Fatalf("b: %v %q %q", r.Kind, b.Status.State, b.Status.OperationalStatus)
+	}
+	if b.Status.ErrorCount != 1 {
+		t.Errorf("refused transition kept the handler's changes")
+	}
+	if r.Requeue < time.Minute || r.Requeue > 2*time.Minute {
+		t.Errorf("delayed requeue = %v", r.Requeue)
+	}
+	// Still full: still delayed.
+	if r := e.m.Step(ctx, b); r.Kind != StepDelayed {
+		t.Fatalf("b: %v", r.Kind)
+	}
+	// a holds its slot while inspecting, then leaves it.
+	e.prov.on("Inspect", busy10)
+	if r := e.m.Step(ctx, a); r.Kind != StepContinue || !e.m.Gate.Holds("a") {
+		t.Fatalf("a lost its slot: %v", r.Kind)
+	}
+	if r := e.m.Step(ctx, a); a.Status.State != StatePreparing || e.m.Gate.Holds("a") {
+		t.Fatalf("a: %v %q holds=%v", r.Kind, a.Status.State, e.m.Gate.Holds("a"))
+	}
+	if r := e.m.Step(ctx, b); r.Kind != StepComplete || b.Status.State != StateInspecting || b.Status.OperationalStatus != OperationalOK {
+		t.Fatalf("b after a left: %v %q %q", r.Kind, b.Status.State, b.Status.OperationalStatus)
+	}
+}
+
+// TestGateInGatedState: a host already in a gated state without a slot is
+// delayed before anything runs; once it gets one the delay clears.
+func TestGateInGatedState(t *testing.T) {
+	e := newEnv()
+	e.m.Gate = NewGate(1)
+	e.m.Gate.TryAcquire("other")
+	h := newHost(StateProvisioning)
+	h.Spec.Image = testImage("http://img/a")
+	r := e.m.Step(context.Background(), h)
+	if r.Kind != StepDelayed || e.prov.methods() != "" {
+		t.Fatalf("kind %v calls %q", r.Kind, e.prov.methods())
+	}
+	e.m.Gate.Release("other")
+	r = e.m.Step(context.Background(), h)
+	if r.Kind != StepComplete || h.Status.State != StateProvisioned || h.Status.OperationalStatus != OperationalOK {
+		t.Fatalf("kind %v state %q op %q", r.Kind, h.Status.State, h.Status.OperationalStatus)
+	}
+	if e.m.Gate.Busy() != 0 {
+		t.Errorf("slot kept after provisioned")
+	}
+}
+
+func TestGateVirtualMediaNeverLimited(t *testing.T) {
+	e := newEnv()
+	e.m.Gate = NewGate(1)
+	e.m.Gate.TryAcquire("other")
+	h := newHost(StateRegistering)
+	h.Spec.BMC.VirtualMedia = true
+	if r := e.m.Step(context.Background(), h); r.Kind != StepComplete || h.Status.State != StateInspecting {
+		t.Fatalf("virtual media host delayed: %v", r.Kind)
+	}
+	if e.m.Gate.Busy() != 1 {
+		t.Errorf("virtual media host took a slot")
+	}
+}
+
+// TestGateConverge: two hosts converge concurrently through a gate of one;
+// both end available, the gate is never over its limit, and one of them
+// waited as delayed.
+func TestGateConvergeConcurrent(t *testing.T) {
+	const hosts = 6
+	e := newEnv()
+	e.m.Gate = NewGate(2)
+	var inside, maxInside atomic.Int32
+	delayed := make(chan struct{})
+	prov := &countingProv{fakeProv: e.prov, inside: &inside, max: &maxInside, delayed: delayed}
+	e.m.Prov = prov
+	e.m.Log = &signalLog{logRec: e.log, msg: "delayed by the capacity gate", ch: delayed}
+	e.m.Wait = &yieldWaiter{}
+
+	var wg sync.WaitGroup
+	errs := make(chan error, hosts)
+	for i := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := newHost(StateNone)
+			h.Spec.Name = fmt.Sprintf("host-%d", i)
+			h.Status.ID = ""
+			errs <- e.m.Converge(context.Background(), h, ConvergeOptions{})
+			if h.Status.State != StateAvailable {
+				errs <- fmt.Errorf("%s ended in %q", h.Spec.Name, h.Status.State)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if maxInside.Load() > 2 {
+		t.Errorf("%d hosts inspecting at once over a limit of 2", maxInside.Load())
+	}
+	if e.m.Gate.Busy() != 0 {
+		t.Errorf("slots leaked: %d", e.m.Gate.Busy())
+	}
+	if e.log.count("delayed by the capacity gate") == 0 {
+		t.Errorf("no host was delayed")
+	}
+}
+
+// countingProv makes each inspection take three passes and counts the
+// hosts inside inspecting.
+type countingProv struct {
+	*fakeProv
+	mu          sync.Mutex
+	passes      map[string]int
+	inside, max *atomic.Int32
+	// delayed is closed once a host has been delayed: the hosts inside
+	// hold their slots until then, so the test does not depend on timing.
+	delayed chan struct{}
+}
+
+func (c *countingProv) Inspect(ctx context.Context, h *Host, restart, refresh bool) (Result, bool, *HardwareDetails, error) {
+	c.mu.Lock()
+	if c.passes == nil {
+		c.passes = map[string]int{}
+	}
+	c.passes[h.Spec.Name]++
+	n := c.passes[h.Spec.Name]
+	c.mu.Unlock()
+	if n == 1 {
+		v := c.inside.Add(1)
+		for m := c.max.Load(); v > m && !c.max.CompareAndSwap(m, v); m = c.max.Load() {
+		}
+	}
+	if n == 2 {
+		select {
+		case <-c.delayed:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	if n < 3 {
+		return Result{Dirty: true, RequeueAfter: time.Millisecond}, n == 1, nil, nil
+	}
+	c.inside.Add(-1)
+	return Result{}, false, &HardwareDetails{}, nil
+}
+
+// yieldWaiter lets other goroutines run instead of waiting.
+type yieldWaiter struct{}
+
+func (yieldWaiter) Wait(ctx context.Context, _ string, _ time.Duration) error {
+	runtime.Gosched()
+	return ctx.Err()
+}
+
+// signalLog closes ch the first time msg is logged.
+type signalLog struct {
+	*logRec
+	msg  string
+	ch   chan struct{}
+	once sync.Once
+}
+
+func (s *signalLog) Log(ctx context.Context, msg string, fields map[string]any) {
+	s.logRec.Log(ctx, msg, fields)
+	if msg == s.msg {
+		s.once.Do(func() { close(s.ch) })
+	}
+}

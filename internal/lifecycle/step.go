@@ -1,0 +1,422 @@
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"time"
+)
+
+// Delays BMO uses (CTL:56-61, AR, IR:26-37).
+const (
+	// retryCount is how many failures the delete rules tolerate (SM:15).
+	retryCount = 3
+	// defaultRequeue is the wait when the provisioner is busy but gave no
+	// delay (IR longRetryDelay).
+	defaultRequeue = 10 * time.Second
+	// powerMonitorInterval is the steady-state poll (CTL:1768).
+	powerMonitorInterval = 60 * time.Second
+	// slowPoll is the unmanaged and detached poll (unmanagedRetryDelay).
+	slowPoll = 10 * time.Minute
+	// clarifySoftPoweroffFailure prefixes a soft power-off failure (CTL:61).
+	clarifySoftPoweroffFailure = "Continuing with hard poweroff after soft poweroff fails. More details: "
+)
+
+// StepKind says what one reconcile pass did; it mirrors BMO's action
+// results (AR) plus "steady", which BMO expresses as a long requeue.
+type StepKind int
+
+const (
+	// StepContinue: work is in progress and the status did not change;
+	// run again after Requeue (BMO actionContinue).
+	StepContinue StepKind = iota
+	// StepUpdate: work is in progress and the status changed (BMO
+	// actionUpdate); run again after Requeue.
+	StepUpdate
+	// StepComplete: the host moved to another state (BMO actionComplete);
+	// run again at once.
+	StepComplete
+	// StepFailed: the action failed; Status.ErrorType, ErrorMessage and
+	// ErrorCount record it (BMO actionFailed). Requeue is the backoff; the
+	// next pass restarts the action.
+	StepFailed
+	// StepError: a transient Go error (Err); BMO lets controller-runtime
+	// retry it (actionError).
+	StepError
+	// StepDelayed: the capacity gate is full; opStatus is delayed (BMO
+	// actionDelayed).
+	StepDelayed
+	// StepSteady: nothing left to do (available, externally provisioned or
+	// provisioned with the power matched; unmanaged; detached; deleted).
+	// Requeue is BMO's monitoring interval.
+	StepSteady
+)
+
+var stepKindNames = [...]string{"continue", "update", "complete", "failed", "error", "delayed", "steady"}
+
+func (k StepKind) String() string {
+	if int(k) < len(stepKindNames) {
+		return stepKindNames[k]
+	}
+	return fmt.Sprintf("StepKind(%d)", int(k))
+}
+
+// StepResult is the outcome of one Step.
+type StepResult struct {
+	Kind StepKind
+	// Requeue is how long to wait before the next pass (0: at once).
+	Requeue time.Duration
+	// Result is the last provisioner Result of the pass (Verb and
+	// ProvisionState for messages).
+	Result Result
+	// Err is the transient error of a StepError.
+	Err error
+	// From and To are the states before and after the pass.
+	From, To State
+	// Changed reports that the pass changed h.Status.
+	Changed bool
+}
+
+// pass is one reconcile of one host (BMO's hostStateMachine + reconcileInfo).
+type pass struct {
+	m *Machine
+	h *Host
+	// next is the state to move to at the end of the pass (SM NextState).
+	next State
+	// haveCreds is false when the host has no BMC credentials (CTL:219-240).
+	haveCreds bool
+	// last is the last provisioner Result seen.
+	last Result
+	// saved is the status to fall back to when the gate refuses the
+	// transition. Handlers replace maps and pointers, never mutate them in
+	// place, so a shallow copy is enough.
+	saved HostStatus
+}
+
+type stateHandler func(*pass, context.Context) StepResult
+
+// handlers is BMO's state table (SM:44-60). StateDeleted is ours.
+var handlers = map[State]stateHandler{
+	StateNone:                    (*pass).handleNone,
+	StateUnmanaged:               (*pass).handleUnmanaged,
+	StateRegistering:             (*pass).handleRegistering,
+	StateInspecting:              (*pass).handleInspecting,
+	StatePreparing:               (*pass).handlePreparing,
+	StateAvailable:               (*pass).handleAvailable,
+	StateProvisioning:            (*pass).handleProvisioning,
+	StateProvisioned:             (*pass).handleProvisioned,
+	StateExternallyProvisioned:   (*pass).handleExternallyProvisioned,
+	StateDeprovisioning:          (*pass).handleDeprovisioning,
+	StatePoweringOffBeforeDelete: (*pass).handlePoweringOffBeforeDelete,
+	StateDeleting:                (*pass).handleDeleting,
+	StateDeleted:                 (*pass).handleDeleted,
+}
+
+// gated reports whether a state needs a capacity slot (SM:101-110, 166-171).
+func gated(s State) bool {
+	return s == StateInspecting || s == StateProvisioning || s == StateDeprovisioning
+}
+
+// Step runs one reconcile pass of BMO's state machine on h (SM:178-212):
+// capacity check, delete initiation, detach handling, ensureRegistered,
+// then the handler of the current state; a state change goes through the
+// capacity gate, is stamped in OperationHistory and logged. Status changes
+// stamp LastUpdated. Step is not safe for concurrent use on the same host.
+func (m *Machine) Step(ctx context.Context, h *Host) StepResult {
+	before := h.Status
+	p := &pass{m: m, h: h, next: h.Status.State, haveCreds: h.Spec.BMC.HasCredentials()}
+	r := p.run(ctx)
+
+	// BMO updateHostStateFrom (SM:113-150): a transition into a gated
+	// state needs a slot. Unlike BMO, which keeps the handler's side
+	// effects (and so counts a provisioning failure again on every delayed
+	// pass), a refused transition undoes the handler's status changes.
+	if p.next != before.State {
+		if gated(p.next) && !m.acquire(h) {
+			h.Status = p.saved
+			r = p.delayed()
+		} else {
+			p.enter(ctx, p.next)
+			r = StepResult{Kind: StepComplete}
+		}
+	}
+	if !gated(h.Status.State) {
+		m.Gate.Release(gateKey(h))
+	}
+
+	r.From, r.To = before.State, h.Status.State
+	r.Result = p.last
+	if !reflect.DeepEqual(before, h.Status) {
+		r.Changed = true
+		h.Status.LastUpdated = m.now()
+		if r.Kind == StepContinue {
+			r.Kind = StepUpdate
+		}
+	}
+	return r
+}
+
+func (p *pass) run(ctx context.Context) StepResult {
+	if r, stop := p.checkCapacity(); stop {
+		return r
+	}
+	p.saved = p.h.Status
+	if p.initiateDelete(ctx) {
+		return StepResult{Kind: StepComplete}
+	}
+	if r, stop := p.checkDetached(ctx); stop {
+		return r
+	}
+	if r, stop := p.ensureRegistered(ctx); stop {
+		return r
+	}
+	p.saved = p.h.Status
+	handler, ok := handlers[p.h.Status.State]
+	if !ok {
+		return StepResult{Kind: StepError, Err: fmt.Errorf("no handler found for state %q", p.h.Status.State)}
+	}
+	return handler(p, ctx)
+}
+
+// checkCapacity is BMO checkDelayedHost (SM:153-176): a host in a gated
+// state needs a slot on every pass. A delayed host whose slot is now free
+// (or which no longer needs one) is cleared; BMO saves and requeues, we go
+// on in the same pass. A transition into a gated state is checked again.
+func (p *pass) checkCapacity() (StepResult, bool) {
+	if gated(p.h.Status.State) && !p.m.acquire(p.h) {
+		return p.delayed(), true
+	}
+	if p.h.Status.OperationalStatus == OperationalDelayed {
+		p.clearError()
+	}
+	return StepResult{}, false
+}
+
+// initiateDelete is BMO checkInitiateDelete (SM:224-275).
+func (p *pass) initiateDelete(ctx context.Context) bool {
+	h := p.h
+	if !h.Deleting || h.Status.State == StateDeleted {
+		return false
+	}
+	// Detached hosts skip power off and deprovisioning. BMO's
+	// {"deleteAction":"delay"} annotation is not modelled.
+	if h.Status.State != StateDeleting && (h.Detached || h.Status.OperationalStatus == OperationalDetached) {
+		p.log(ctx, "requested deletion of a detached host, skipping power off and deprovisioning", nil)
+		p.next = StateDeleting
+		return true
+	}
+	switch h.Status.State {
+	case StateNone, StateUnmanaged, StateRegistering:
+		p.next = StateDeleting // skip the power off
+	case StateProvisioning, StateProvisioned:
+		p.next = StateDeprovisioning
+	case StateDeprovisioning, StatePoweringOffBeforeDelete:
+		if h.Status.ErrorType == RegistrationError && h.Status.ErrorCount > retryCount {
+			p.log(ctx, "giving up on registration, deleting", nil)
+			p.next = StateDeleting
+			return true
+		}
+		return false
+	case StateDeleting:
+		return false
+	default:
+		p.next = StatePoweringOffBeforeDelete
+	}
+	return true
+}
+
+// checkDetached is BMO checkDetachedHost (SM:300-343).
+func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
+	h := p.h
+	if h.Detached {
+		switch h.Status.State {
+		case StateProvisioned, StateExternallyProvisioned, StateAvailable:
+			return p.detach(ctx), true
+		case StateDeleting, StateDeleted:
+			// No point in detaching a host that is being deleted.
+		default:
+			if h.DetachForce {
+				p.log(ctx, "forcing detach of host", nil)
+				return p.detach(ctx), true
+			}
+			p.log(ctx, "host cannot be detached yet, waiting for the current operation to finish", nil)
+		}
+	}
+	if h.Status.ErrorType == DetachError {
+		p.clearError()
+		h.Status.ErrorCount = 0
+		return StepResult{Kind: StepUpdate}, true
+	}
+	if h.Status.OperationalStatus == OperationalDetached {
+		h.Status.OperationalStatus = OperationalOK
+		if h.Status.ErrorType != NoError {
+			h.Status.OperationalStatus = OperationalError
+		}
+		return StepResult{Kind: StepUpdate}, true
+	}
+	return StepResult{}, false
+}
+
+// detach is BMO detachHost (CTL:673-698): delete the node without
+// deprovisioning it; the host then polls slowly.
+func (p *pass) detach(ctx context.Context) StepResult {
+	h := p.h
+	res, err := p.m.Prov.Detach(ctx, h)
+	p.last = res
+	switch {
+	case err != nil:
+		return StepResult{Kind: StepError, Err: fmt.Errorf("failed to detach: %w", err)}
+	case res.ErrorMessage != "":
+		return p.fail(DetachError, res.ErrorMessage)
+	case res.Dirty:
+		if h.Status.ErrorType == DetachError {
+			p.clearError()
+		}
+		return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}
+	}
+	if h.Status.ErrorType == DetachError {
+		p.clearError()
+		h.Status.ErrorCount = 0
+	}
+	h.Status.OperationalStatus = OperationalDetached
+	return StepResult{Kind: StepSteady, Requeue: slowPoll}
+}
+
+// ensureRegistered is BMO ensureRegistered + registerHost (SM:345-390,
+// CTL:893-1080): Register runs on every pass except in none, unmanaged
+// and deleting. It returns stop=true when the pass ends here.
+func (p *pass) ensureRegistered(ctx context.Context) (StepResult, bool) {
+	h := p.h
+	switch h.Status.State {
+	case StateNone, StateUnmanaged, StateDeleting, StateDeleted:
+		return StepResult{}, false
+	}
+	if !p.haveCreds {
+		if h.Deleting {
+			// BMO goes on with empty credentials while deleting and
+			// does not try to register (CTL:228-233, SM:346-351).
+			return StepResult{}, false
+		}
+		// BMO fails with a registration error when the BMC details are
+		// missing (CTL:397-433); a host still registering is treated
+		// as a host without a BMC instead (none/unmanaged rows).
+		if h.Status.State == StateRegistering {
+			h.Status.OperationalStatus = OperationalDiscovered
+			p.next = StateUnmanaged
+			return StepResult{Kind: StepComplete}, true
+		}
+		return p.fail(RegistrationError, "no BMC address or credentials"), true
+	}
+
+	credsChanged := h.Spec.BMC.CredentialsVersion != h.Status.GoodCredentials
+	res, id, err := p.m.Prov.Register(ctx, h, credsChanged, h.Status.ErrorType == RegistrationError)
+	// Save the id at once, even with an error: the node exists and a
+	// re-run must find it (BMO saves it after the error checks, CTL:1011).
+	if id != "" && id != h.Status.ID {
+		p.log(ctx, "setting provisioning id", map[string]any{"new_id": id})
+		h.Status.ID = id
+		if h.Status.State == StatePreparing {
+			clearPreparedSettings(h)
+		}
+	}
+	if r, done := p.outcome(res, err, RegistrationError); !done {
+		return r, true
+	}
+	// Registered with these credentials (CTL:1061-1074). BMO returns
+	// actionUpdate here to save the status; ours lives in memory, so the
+	// pass goes on to the state handler.
+	if h.Status.GoodCredentials != h.Spec.BMC.CredentialsVersion {
+		h.Status.GoodCredentials = h.Spec.BMC.CredentialsVersion
+		p.clearError()
+	} else if h.Status.ErrorType == RegistrationError {
+		p.clearError()
+	}
+	return StepResult{}, false
+}
+
+// outcome maps a provisioner answer the way every BMO action does: a Go
+// error is transient, an ErrorMessage is a failure of type t, Dirty means
+// still working (and clears a previous error). done is true when the
+// provisioner has nothing more to do.
+func (p *pass) outcome(res Result, err error, t ErrorType) (r StepResult, done bool) {
+	p.last = res
+	switch {
+	case err != nil:
+		return StepResult{Kind: StepError, Err: err}, false
+	case res.ErrorMessage != "":
+		return p.fail(t, res.ErrorMessage), false
+	case res.Dirty:
+		p.clearError()
+		return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}, false
+	}
+	return StepResult{}, true
+}
+
+// fail is BMO recordActionFailure/setErrorMessage (CTL:360-380, 533-538).
+func (p *pass) fail(t ErrorType, msg string) StepResult {
+	s := &p.h.Status
+	s.OperationalStatus = OperationalError
+	s.ErrorType = t
+	s.ErrorMessage = msg
+	s.ErrorCount++
+	return StepResult{Kind: StepFailed, Requeue: p.m.Backoff(s.ErrorCount)}
+}
+
+// clearError is BMO clearError (CTL:512-531).
+func (p *pass) clearError() {
+	s := &p.h.Status
+	s.OperationalStatus = OperationalOK
+	s.ErrorType = NoError
+	s.ErrorMessage = ""
+}
+
+// complete moves the host to next at the end of the pass.
+func (p *pass) complete(next State) StepResult {
+	p.next = next
+	return StepResult{Kind: StepComplete}
+}
+
+// succeed is a successful transition: the error and its count reset.
+func (p *pass) succeed(next State) StepResult {
+	p.clearError()
+	p.h.Status.ErrorCount = 0
+	return p.complete(next)
+}
+
+// delayed is BMO recordActionDelayed (CTL:382-395): retry after 1-2 min.
+func (p *pass) delayed() StepResult {
+	p.h.Status.OperationalStatus = OperationalDelayed
+	return StepResult{Kind: StepDelayed, Requeue: p.m.Backoff(1)}
+}
+
+// enter records the state change (SM:123-135).
+func (p *pass) enter(ctx context.Context, next State) {
+	s := &p.h.Status
+	from := s.State
+	now := p.m.now()
+	s.State = next
+	hist := maps.Clone(s.OperationHistory)
+	if hist == nil {
+		hist = map[State]time.Time{}
+	}
+	hist[next] = now
+	s.OperationHistory = hist
+	p.m.log(ctx, "state transition", map[string]any{
+		"host": p.h.Spec.Name, "id": s.ID, "from": string(from), "to": string(next),
+	})
+}
+
+func (p *pass) log(ctx context.Context, msg string, fields map[string]any) {
+	f := map[string]any{"host": p.h.Spec.Name, "id": p.h.Status.ID, "state": string(p.h.Status.State)}
+	maps.Copy(f, fields)
+	p.m.log(ctx, msg, f)
+}
+
+// requeueFor is the provisioner's delay, 10 s when it gave none.
+func requeueFor(res Result) time.Duration {
+	if res.RequeueAfter > 0 {
+		return res.RequeueAfter
+	}
+	return defaultRequeue
+}

@@ -1,0 +1,290 @@
+package datasources
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+)
+
+// NewHardware returns the baremetal_hardware data source.
+func NewHardware() datasource.DataSource { return &hardwareDataSource{} }
+
+type hardwareDataSource struct{ clients *lifecycle.Clients }
+
+// hardwareModel is BMO's HardwareData shape.
+type hardwareModel struct {
+	ID     types.String   `tfsdk:"id"`
+	HostID types.String   `tfsdk:"host_id"`
+	BMC    *bmcLoginModel `tfsdk:"bmc"`
+
+	Source       types.String       `tfsdk:"source"`
+	HostName     types.String       `tfsdk:"host_name"`
+	CPU          *cpuModel          `tfsdk:"cpu"`
+	RAMMebibytes types.Int64        `tfsdk:"ram_mebibytes"`
+	NICs         []nicModel         `tfsdk:"nics"`
+	Storage      []storageModel     `tfsdk:"storage"`
+	SystemVendor *systemVendorModel `tfsdk:"system_vendor"`
+	Firmware     *firmwareModel     `tfsdk:"firmware"`
+	Hostname     types.String       `tfsdk:"hostname"`
+}
+
+type bmcLoginModel struct {
+	Address                        types.String `tfsdk:"address"`
+	Username                       types.String `tfsdk:"username"`
+	Password                       types.String `tfsdk:"password"`
+	DisableCertificateVerification types.Bool   `tfsdk:"disable_certificate_verification"`
+}
+
+type cpuModel struct {
+	Arch           types.String  `tfsdk:"arch"`
+	Model          types.String  `tfsdk:"model"`
+	ClockMegahertz types.Float64 `tfsdk:"clock_megahertz"`
+	Count          types.Int64   `tfsdk:"count"`
+	Flags          types.List    `tfsdk:"flags"`
+}
+
+type nicModel struct {
+	Name      types.String `tfsdk:"name"`
+	Model     types.String `tfsdk:"model"`
+	MAC       types.String `tfsdk:"mac"`
+	IP        types.String `tfsdk:"ip"`
+	SpeedGbps types.Int64  `tfsdk:"speed_gbps"`
+	PXE       types.Bool   `tfsdk:"pxe"`
+	VLANIDs   types.List   `tfsdk:"vlan_ids"`
+}
+
+type storageModel struct {
+	Name               types.String `tfsdk:"name"`
+	Type               types.String `tfsdk:"type"`
+	SizeBytes          types.Int64  `tfsdk:"size_bytes"`
+	Vendor             types.String `tfsdk:"vendor"`
+	Model              types.String `tfsdk:"model"`
+	SerialNumber       types.String `tfsdk:"serial_number"`
+	WWN                types.String `tfsdk:"wwn"`
+	WWNWithExtension   types.String `tfsdk:"wwn_with_extension"`
+	WWNVendorExtension types.String `tfsdk:"wwn_vendor_extension"`
+	HCTL               types.String `tfsdk:"hctl"`
+	Rotational         types.Bool   `tfsdk:"rotational"`
+}
+
+type systemVendorModel struct {
+	Manufacturer types.String `tfsdk:"manufacturer"`
+	ProductName  types.String `tfsdk:"product_name"`
+	SerialNumber types.String `tfsdk:"serial_number"`
+}
+
+type firmwareModel struct {
+	BIOS biosModel `tfsdk:"bios"`
+}
+
+type biosModel struct {
+	Vendor  types.String `tfsdk:"vendor"`
+	Version types.String `tfsdk:"version"`
+	Date    types.String `tfsdk:"date"`
+}
+
+func (d *hardwareDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_hardware"
+}
+
+func (d *hardwareDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := computedString
+	resp.Schema = schema.Schema{
+		Description: "A host's hardware inventory in the shape of Metal3's HardwareData: CPU, RAM, NICs, disks, system vendor, " +
+			"BIOS firmware and hostname. It comes from Ironic's inventory API when Ironic holds an inspection, else from the " +
+			"BMC over Redfish when `bmc` is given, else from the node's properties and ports; `source` says which.",
+		Attributes: map[string]schema.Attribute{
+			"id": str("The Ironic node UUID."),
+			"host_id": schema.StringAttribute{
+				Required:    true,
+				Description: "The host: Ironic node UUID or name.",
+				Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"bmc": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "BMC credentials for the Redfish path (Ironic masks the stored password, so it cannot lend it). " +
+					"Used only when Ironic holds no inspection inventory.",
+				Attributes: map[string]schema.Attribute{
+					"address": schema.StringAttribute{
+						Required:    true,
+						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme for the Redfish path).",
+						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
+							_, err := bmc.ParseAddress(s)
+							return err
+						})},
+					},
+					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
+					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
+					"disable_certificate_verification": schema.BoolAttribute{
+						Optional: true, Description: "Skip TLS verification of the BMC's certificate. Default false.",
+					},
+				},
+			},
+			"source":        str("Where the data came from: `inventory` (Ironic inspection), `redfish` (the BMC) or `properties` (node properties and ports)."),
+			"host_name":     str("The host's name (the Ironic node name)."),
+			"ram_mebibytes": computedInt("Memory in MiB."),
+			"hostname":      str("The hostname the host reported during inspection, or empty."),
+			"cpu": schema.SingleNestedAttribute{
+				Computed: true, Description: "The processors.",
+				Attributes: map[string]schema.Attribute{
+					"arch":            str("Architecture (e.g. `x86_64`)."),
+					"model":           str("Model name."),
+					"clock_megahertz": schema.Float64Attribute{Computed: true, Description: "Clock speed in MHz."},
+					"count":           computedInt("Number of CPUs (threads)."),
+					"flags": schema.ListAttribute{
+						Computed: true, ElementType: types.StringType, Description: "CPU flags.",
+					},
+				},
+			},
+			"nics": schema.ListNestedAttribute{
+				Computed: true, Description: "Network interfaces.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":       str("Interface name (e.g. `eth0`)."),
+					"model":      str("Vendor and product, when known."),
+					"mac":        str("MAC address."),
+					"ip":         str("IP address seen during inspection, when known."),
+					"speed_gbps": computedInt("Link speed in Gbps (0 when unknown)."),
+					"pxe":        computedBool("Whether the host PXE-boots from this interface."),
+					"vlan_ids": schema.ListAttribute{
+						Computed: true, ElementType: types.Int64Type, Description: "VLAN ids seen on the interface.",
+					},
+				}},
+			},
+			"storage": schema.ListNestedAttribute{
+				Computed: true, Description: "Disks.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":                 str("Device name (e.g. `/dev/sda`), or a by-path name."),
+					"type":                 str("`HDD`, `SSD` or `NVME`."),
+					"size_bytes":           computedInt("Size in bytes."),
+					"vendor":               str("Vendor."),
+					"model":                str("Model."),
+					"serial_number":        str("Serial number."),
+					"wwn":                  str("World Wide Name."),
+					"wwn_with_extension":   str("World Wide Name with vendor extension."),
+					"wwn_vendor_extension": str("WWN vendor extension."),
+					"hctl":                 str("SCSI address, `host:channel:target:lun`."),
+					"rotational":           computedBool("true for spinning disks."),
+				}},
+			},
+			"system_vendor": schema.SingleNestedAttribute{
+				Computed: true, Description: "The system's maker.",
+				Attributes: map[string]schema.Attribute{
+					"manufacturer":  str("Manufacturer."),
+					"product_name":  str("Product name."),
+					"serial_number": str("System serial number."),
+				},
+			},
+			"firmware": schema.SingleNestedAttribute{
+				Computed: true, Description: "Firmware versions.",
+				Attributes: map[string]schema.Attribute{
+					"bios": schema.SingleNestedAttribute{
+						Computed: true, Description: "BIOS firmware.",
+						Attributes: map[string]schema.Attribute{
+							"vendor":  str("BIOS vendor."),
+							"version": str("BIOS version."),
+							"date":    str("BIOS release date."),
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m hardwareModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	cat := catalogOf(d.clients, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var redfish *lifecycle.BMCAccess
+	if b := m.BMC; b != nil {
+		addr, err := bmc.ParseAddress(b.Address.ValueString())
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
+			return
+		}
+		a := addr.Access(b.Username.ValueString(), b.Password.ValueString(), b.DisableCertificateVerification.ValueBool())
+		redfish = &a
+	}
+	key := m.HostID.ValueString()
+	host, err := cat.Host(ctx, key)
+	if err != nil {
+		if errors.Is(err, lifecycle.ErrNotRegistered) {
+			resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found", "no Ironic node has the UUID or name "+key+": "+err.Error())
+			return
+		}
+		resp.Diagnostics.AddError("Reading host "+key, err.Error())
+		return
+	}
+	hw, err := cat.Hardware(ctx, host.ID, redfish)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading the hardware of host "+host.Name, err.Error())
+		return
+	}
+	m.ID = types.StringValue(host.ID)
+	m.HostName = types.StringValue(host.Name)
+	m.setHardware(hw)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
+	if hw == nil {
+		hw = &lifecycle.HardwareData{}
+	}
+	m.Source = types.StringValue(hw.Source)
+	m.RAMMebibytes = types.Int64Value(int64(hw.RAMMebibytes))
+	m.Hostname = types.StringValue(hw.Hostname)
+	m.CPU = &cpuModel{
+		Arch: types.StringValue(hw.CPU.Arch), Model: types.StringValue(hw.CPU.Model),
+		ClockMegahertz: types.Float64Value(hw.CPU.ClockMegahertz), Count: types.Int64Value(int64(hw.CPU.Count)),
+		Flags: stringList(hw.CPU.Flags),
+	}
+	m.NICs = make([]nicModel, 0, len(hw.NICs))
+	for _, n := range hw.NICs {
+		vlans := make([]attr.Value, 0, len(n.VLANIDs))
+		for _, v := range n.VLANIDs {
+			vlans = append(vlans, types.Int64Value(int64(v)))
+		}
+		m.NICs = append(m.NICs, nicModel{
+			Name: types.StringValue(n.Name), Model: types.StringValue(n.Model), MAC: types.StringValue(n.MAC),
+			IP: types.StringValue(n.IP), SpeedGbps: types.Int64Value(int64(n.SpeedGbps)), PXE: types.BoolValue(n.PXE),
+			VLANIDs: types.ListValueMust(types.Int64Type, vlans),
+		})
+	}
+	m.Storage = make([]storageModel, 0, len(hw.Storage))
+	for _, s := range hw.Storage {
+		m.Storage = append(m.Storage, storageModel{
+			Name: types.StringValue(s.Name), Type: types.StringValue(s.Type), SizeBytes: types.Int64Value(s.SizeBytes),
+			Vendor: types.StringValue(s.Vendor), Model: types.StringValue(s.Model), SerialNumber: types.StringValue(s.SerialNumber),
+			WWN: types.StringValue(s.WWN), WWNWithExtension: types.StringValue(s.WWNWithExtension),
+			WWNVendorExtension: types.StringValue(s.WWNVendorExtension), HCTL: types.StringValue(s.HCTL),
+			Rotational: types.BoolValue(s.Rotational),
+		})
+	}
+	m.SystemVendor = &systemVendorModel{
+		Manufacturer: types.StringValue(hw.SystemVendor.Manufacturer),
+		ProductName:  types.StringValue(hw.SystemVendor.ProductName),
+		SerialNumber: types.StringValue(hw.SystemVendor.SerialNumber),
+	}
+	m.Firmware = &firmwareModel{BIOS: biosModel{
+		Vendor: types.StringValue(hw.Firmware.BIOSVendor), Version: types.StringValue(hw.Firmware.BIOSVersion),
+		Date: types.StringValue(hw.Firmware.BIOSDate),
+	}}
+}

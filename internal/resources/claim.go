@@ -1,0 +1,546 @@
+package resources
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/setplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// NewHostClaim returns the baremetal_host_claim resource.
+func NewHostClaim() resource.Resource { return &claimResource{} }
+
+type claimResource struct {
+	clients *lifecycle.Clients
+}
+
+var (
+	_ resource.ResourceWithImportState    = (*claimResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*claimResource)(nil)
+)
+
+// claimModel is baremetal_host_claim's state.
+type claimModel struct {
+	ID               types.String        `tfsdk:"id"`
+	Name             types.String        `tfsdk:"name"`
+	Labels           *labelSelectorModel `tfsdk:"labels"`
+	ResourceClass    types.String        `tfsdk:"resource_class"`
+	Traits           types.Set           `tfsdk:"traits"`
+	MinCPUs          types.Int64         `tfsdk:"min_cpus"`
+	MinRAMMebibytes  types.Int64         `tfsdk:"min_ram_mebibytes"`
+	MinDiskGigabytes types.Int64         `tfsdk:"min_disk_gigabytes"`
+	Candidates       types.Set           `tfsdk:"candidates"`
+	SpreadLabel      types.String        `tfsdk:"spread_label"`
+	Timeouts         timeouts.Value      `tfsdk:"timeouts"`
+
+	HostID       types.String `tfsdk:"host_id"`
+	HostName     types.String `tfsdk:"host_name"`
+	AllocationID types.String `tfsdk:"allocation_id"`
+}
+
+// labelSelectorModel is a Kubernetes-style label selector.
+type labelSelectorModel struct {
+	MatchLabels      types.Map              `tfsdk:"match_labels"`
+	MatchExpressions []labelExpressionModel `tfsdk:"match_expressions"`
+}
+
+type labelExpressionModel struct {
+	Key      types.String `tfsdk:"key"`
+	Operator types.String `tfsdk:"operator"`
+	Values   types.List   `tfsdk:"values"`
+}
+
+// selector builds the lifecycle selector from the model.
+func (m *claimModel) selector(ctx context.Context) (lifecycle.Selector, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	sel := lifecycle.Selector{
+		ResourceClass:    m.ResourceClass.ValueString(),
+		MinCPUs:          int(m.MinCPUs.ValueInt64()),
+		MinRAMMebibytes:  int(m.MinRAMMebibytes.ValueInt64()),
+		MinDiskGigabytes: int(m.MinDiskGigabytes.ValueInt64()),
+	}
+	if l := m.Labels; l != nil {
+		if !l.MatchLabels.IsNull() && !l.MatchLabels.IsUnknown() {
+			diags.Append(l.MatchLabels.ElementsAs(ctx, &sel.MatchLabels, false)...)
+		}
+		for _, e := range l.MatchExpressions {
+			expr := lifecycle.LabelExpression{Key: e.Key.ValueString(), Operator: e.Operator.ValueString()}
+			if !e.Values.IsNull() && !e.Values.IsUnknown() {
+				diags.Append(e.Values.ElementsAs(ctx, &expr.Values, false)...)
+			}
+			sel.MatchExpressions = append(sel.MatchExpressions, expr)
+		}
+	}
+	if !m.Traits.IsNull() && !m.Traits.IsUnknown() {
+		diags.Append(m.Traits.ElementsAs(ctx, &sel.Traits, false)...)
+		sort.Strings(sel.Traits)
+	}
+	if !m.Candidates.IsNull() && !m.Candidates.IsUnknown() {
+		diags.Append(m.Candidates.ElementsAs(ctx, &sel.Candidates, false)...)
+		sort.Strings(sel.Candidates)
+	}
+	return sel, diags
+}
+
+func (r *claimResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_host_claim"
+}
+
+func (r *claimResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// importedKey marks, in private state, a claim that was imported: its
+// selector arguments are unknown, so setting them in configuration adopts
+// them instead of replacing the claim.
+const importedKey = "imported"
+
+func isImported(ctx context.Context, p interface {
+	GetKey(context.Context, string) ([]byte, diag.Diagnostics)
+}) bool {
+	if p == nil {
+		return false
+	}
+	b, _ := p.GetKey(ctx, importedKey)
+	return len(b) > 0
+}
+
+const claimReplaceDesc = "Changing the selector releases the host and claims again (a claim is immutable), " +
+	"except right after an import, when the configuration's selector is adopted."
+
+// The selector arguments require replacement, except when the prior state
+// is an import (the argument was null in state and the claim was imported).
+func replaceString() planmodifier.String {
+	return stringplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
+	}, claimReplaceDesc, claimReplaceDesc)
+}
+
+func replaceInt64() planmodifier.Int64 {
+	return int64planmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.Int64Request, resp *int64planmodifier.RequiresReplaceIfFuncResponse) {
+		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
+	}, claimReplaceDesc, claimReplaceDesc)
+}
+
+func replaceSet() planmodifier.Set {
+	return setplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.SetRequest, resp *setplanmodifier.RequiresReplaceIfFuncResponse) {
+		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
+	}, claimReplaceDesc, claimReplaceDesc)
+}
+
+func replaceObject() planmodifier.Object {
+	return objectplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
+		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
+	}, claimReplaceDesc, claimReplaceDesc)
+}
+
+func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	minInt := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{
+			Optional: true, Description: desc,
+			Validators:    []validator.Int64{int64validator.AtLeast(1)},
+			PlanModifiers: []planmodifier.Int64{replaceInt64()},
+		}
+	}
+	resp.Schema = schema.Schema{
+		Description: "Claims one `available` host that matches a selector, as Metal3's Cluster API provider picks a " +
+			"BareMetalHost for a Metal3Machine. The claim is an Ironic allocation restricted to the matching hosts, so two " +
+			"claims never get the same host, also across concurrent applies and workspaces. Hosts in a failed state, in " +
+			"maintenance or already claimed are skipped. Placement is deterministic: matching hosts are tried by name, then " +
+			"node UUID; with `spread_label`, hosts in the failure domain with the fewest claimed hosts come first. When no " +
+			"host matches, the error says how many hosts were considered and why each group was rejected. A claim keeps its " +
+			"host; every argument change releases it and claims again. Destroy releases the host; the host itself stays.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The Ironic allocation UUID (same as `allocation_id`).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Optional: true, Computed: true,
+				Description: "The allocation's name in Ironic (unique there). Set it to make a retried create find its own " +
+					"allocation instead of claiming a second host; when unset, a unique `tf-claim-...` name is generated once.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), replaceString()},
+				Validators: []validator.String{
+					stringvalidator.LengthBetween(1, 255),
+					stringvalidator.RegexMatches(allocationNameRE, "must be a valid Ironic allocation name: letters, digits and -._~ "+
+						"(not a UUID)"),
+				},
+			},
+			"labels": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "Label selector over the hosts' `labels`, as a Kubernetes label selector: every match label and " +
+					"every match expression must hold.",
+				PlanModifiers: []planmodifier.Object{replaceObject()},
+				Attributes: map[string]schema.Attribute{
+					"match_labels": schema.MapAttribute{
+						Optional: true, ElementType: types.StringType,
+						Description: "Labels the host must carry with exactly these values.",
+					},
+					"match_expressions": schema.ListNestedAttribute{
+						Optional:    true,
+						Description: "Expressions the host's labels must satisfy.",
+						NestedObject: schema.NestedAttributeObject{
+							Attributes: map[string]schema.Attribute{
+								"key": schema.StringAttribute{
+									Required: true, Description: "Label key.",
+									Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+								},
+								"operator": schema.StringAttribute{
+									Required: true,
+									Description: "`In` (the value is one of `values`), `NotIn` (the label is missing or its value is " +
+										"not one of `values`), `Exists` or `DoesNotExist`.",
+									Validators: []validator.String{stringvalidator.OneOf(lifecycle.Operators...)},
+								},
+								"values": schema.ListAttribute{
+									Optional: true, ElementType: types.StringType,
+									Description: "Values for `In` and `NotIn` (required there); not allowed with `Exists` and `DoesNotExist`.",
+								},
+							},
+						},
+					},
+				},
+			},
+			"resource_class": schema.StringAttribute{
+				Optional:      true,
+				Description:   "Ironic resource class the host must have. Also the allocation's resource class.",
+				PlanModifiers: []planmodifier.String{replaceString()},
+			},
+			"traits": schema.SetAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description:   "Ironic traits the host must all have (e.g. `CUSTOM_GPU`).",
+				PlanModifiers: []planmodifier.Set{replaceSet()},
+			},
+			"min_cpus":           minInt("Fewest CPUs the host must have (Ironic's `cpus` property or inspection)."),
+			"min_ram_mebibytes":  minInt("Least RAM the host must have, in MiB."),
+			"min_disk_gigabytes": minInt("Smallest size, in GiB, that the host's largest disk must have (Ironic's `local_gb`)."),
+			"candidates": schema.SetAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Restricts the claim to these hosts (node UUIDs or names). The placement order stays the " +
+					"documented one.",
+				PlanModifiers: []planmodifier.Set{replaceSet()},
+			},
+			"spread_label": schema.StringAttribute{
+				Optional: true,
+				Description: "A failure-domain label key (e.g. `topology.kubernetes.io/zone`). Hosts whose value of this label " +
+					"has the fewest claimed hosts come first, so successive claims spread across domains; hosts without the " +
+					"label come last (they are not silently preferred).",
+				PlanModifiers: []planmodifier.String{replaceString()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+
+			"host_id": schema.StringAttribute{
+				Computed: true, Description: "The claimed host's Ironic node UUID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"host_name": schema.StringAttribute{
+				Computed: true, Description: "The claimed host's name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"allocation_id": schema.StringAttribute{
+				Computed: true, Description: "The Ironic allocation UUID that holds the host.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *claimResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var exprs []labelExpressionModel
+	p := path.Root("labels").AtName("match_expressions")
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, p, &exprs)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	validateExpressions(ctx, exprs, p, &resp.Diagnostics)
+}
+
+// validateExpressions reports, at each expression's path, an operator whose
+// values are missing or not allowed.
+func validateExpressions(ctx context.Context, exprs []labelExpressionModel, p path.Path, diags *diag.Diagnostics) {
+	for i, e := range exprs {
+		if e.Key.IsUnknown() || e.Operator.IsUnknown() || e.Values.IsUnknown() || e.Operator.IsNull() {
+			continue
+		}
+		le := lifecycle.LabelExpression{Key: e.Key.ValueString(), Operator: e.Operator.ValueString()}
+		if !e.Values.IsNull() {
+			for _, v := range e.Values.Elements() {
+				if s, ok := v.(types.String); ok {
+					le.Values = append(le.Values, s.ValueString())
+				}
+			}
+		}
+		if err := le.Validate(); err != nil {
+			diags.AddAttributeError(p.AtListIndex(i), "Invalid match expression", err.Error())
+		}
+	}
+}
+
+func (r *claimResource) catalog(diags *diag.Diagnostics) lifecycle.Catalog {
+	if r.clients == nil || r.clients.Catalog == nil {
+		diags.AddError("Provider not configured", "the provider has no Ironic catalog configured; claims need one")
+		return nil
+	}
+	return r.clients.Catalog
+}
+
+// allocationNameRE is Ironic's logical name: RFC 3986 unreserved characters.
+var allocationNameRE = regexp.MustCompile(`^[A-Za-z0-9._~-]+$`)
+
+func generateClaimName() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "tf-claim-" + hex.EncodeToString(b)
+}
+
+func (r *claimResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan claimModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cat := r.catalog(&resp.Diagnostics)
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	sel, diags := plan.selector(ctx)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := sel.Validate(); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("labels"), "Invalid label selector", err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	name := plan.Name.ValueString()
+	if plan.Name.IsNull() || plan.Name.IsUnknown() || name == "" {
+		name = generateClaimName()
+	}
+	plan.Name = types.StringValue(name)
+	ctx = tflog.SetField(ctx, "claim", name)
+
+	// Idempotency: an allocation with this name that holds a host (from an
+	// interrupted earlier create) is kept. One still allocating or in error
+	// is left to Catalog.Claim, which waits for it or deletes it.
+	var own []string
+	if a, ok, err := cat.Allocation(ctx, name); err != nil {
+		resp.Diagnostics.AddError("Claiming a host for "+name, "reading allocation "+name+": "+err.Error())
+		return
+	} else if ok {
+		if a.State == "active" && a.NodeID != "" {
+			tflog.Info(ctx, "the claim's allocation exists already; keeping its host", map[string]any{"allocation": a.ID, "node": a.NodeID})
+			r.saveClaim(ctx, cat, a, &plan, resp)
+			return
+		}
+		own = append(own, a.ID)
+	}
+
+	hosts, err := cat.Hosts(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Claiming a host for "+name, "listing hosts: "+err.Error())
+		return
+	}
+	ordered, rej := lifecycle.SelectHosts(hosts, sel, plan.SpreadLabel.ValueString(), own...)
+	if len(ordered) == 0 {
+		resp.Diagnostics.AddError("No host matches the claim", rej.Error()+".")
+		return
+	}
+	creq := lifecycle.ClaimRequest{
+		Name:          name,
+		ResourceClass: sel.ResourceClass,
+		Traits:        sel.Traits,
+		Extra:         map[string]string{"claimed_by": "terraform-provider-baremetal"},
+	}
+	classes := map[string]bool{}
+	for _, h := range ordered {
+		creq.Candidates = append(creq.Candidates, h.ID)
+		classes[h.ResourceClass] = true
+	}
+	if creq.ResourceClass == "" && len(classes) == 1 {
+		// Ironic requires a resource class on an allocation; all
+		// candidates agree on one.
+		creq.ResourceClass = ordered[0].ResourceClass
+	}
+	tflog.Info(ctx, "claiming a host", map[string]any{"candidates": len(creq.Candidates), "first": ordered[0].Name})
+	a, err := cat.Claim(ctx, creq)
+	if err != nil {
+		if errors.Is(err, lifecycle.ErrNoCapacity) {
+			names := make([]string, 0, len(ordered))
+			for _, h := range ordered {
+				names = append(names, h.Name)
+			}
+			resp.Diagnostics.AddError("No host could be claimed",
+				fmt.Sprintf("%d %s matched the claim (%s), but each was taken by another claim or changed state "+
+					"while claiming; run again to pick from the hosts left. Ironic said: %v",
+					len(ordered), pluralHosts(len(ordered)), strings.Join(names, ", "), err))
+			return
+		}
+		resp.Diagnostics.AddError("Claiming a host for "+name, err.Error())
+		return
+	}
+	r.saveClaim(ctx, cat, a, &plan, resp)
+}
+
+func pluralHosts(n int) string {
+	if n == 1 {
+		return "host"
+	}
+	return "hosts"
+}
+
+// saveClaim records an active allocation in state.
+func (r *claimResource) saveClaim(ctx context.Context, cat lifecycle.Catalog, a lifecycle.Allocation, m *claimModel, resp *resource.CreateResponse) {
+	m.ID = types.StringValue(a.ID)
+	m.AllocationID = types.StringValue(a.ID)
+	m.HostID = types.StringValue(a.NodeID)
+	m.HostName = types.StringValue(r.hostName(ctx, cat, a.NodeID))
+	if a.Name != "" {
+		m.Name = types.StringValue(a.Name)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
+}
+
+// hostName looks up a node's name ("" when it cannot be read).
+func (r *claimResource) hostName(ctx context.Context, cat lifecycle.Catalog, nodeID string) string {
+	if nodeID == "" {
+		return ""
+	}
+	h, err := cat.Host(ctx, nodeID)
+	if err != nil {
+		tflog.Warn(ctx, "could not read the claimed host", map[string]any{"node": nodeID, "error": err.Error()})
+		return ""
+	}
+	return h.Name
+}
+
+func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state claimModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cat := r.catalog(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	a, ok, err := cat.Allocation(ctx, state.AllocationID.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddError("Reading claim "+state.Name.ValueString(), err.Error())
+		return
+	}
+	if !ok || a.NodeID == "" {
+		tflog.Warn(ctx, "the claim's allocation no longer exists (or holds no host); removing it from state",
+			map[string]any{"claim": state.Name.ValueString(), "allocation": state.AllocationID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if a.Name != "" {
+		state.Name = types.StringValue(a.Name)
+	}
+	if state.HostID.ValueString() != a.NodeID || state.HostName.ValueString() == "" {
+		if n := r.hostName(ctx, cat, a.NodeID); n != "" {
+			state.HostName = types.StringValue(n)
+		}
+	}
+	state.HostID = types.StringValue(a.NodeID)
+	state.ID = types.StringValue(a.ID)
+	state.AllocationID = types.StringValue(a.ID)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only runs for changes that keep the host: timeouts, and selector
+// arguments adopted after an import.
+func (r *claimResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state claimModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID, plan.AllocationID, plan.HostID, plan.HostName = state.ID, state.AllocationID, state.HostID, state.HostName
+	if plan.Name.IsUnknown() || plan.Name.IsNull() {
+		plan.Name = state.Name
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, nil)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *claimResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state claimModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	cat := r.catalog(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := cat.Release(ctx, state.AllocationID.ValueString()); err != nil {
+		resp.Diagnostics.AddError("Releasing claim "+state.Name.ValueString(),
+			fmt.Sprintf("deleting allocation %s of host %s: %v", state.AllocationID.ValueString(), state.HostName.ValueString(), err))
+	}
+}
+
+// ImportState takes an allocation UUID or name.
+func (r *claimResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	cat := r.catalog(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a, ok, err := cat.Allocation(ctx, req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Importing claim "+req.ID, err.Error())
+		return
+	}
+	if !ok {
+		resp.Diagnostics.AddError("Importing claim "+req.ID, "no Ironic allocation has this UUID or name")
+		return
+	}
+	if a.NodeID == "" {
+		resp.Diagnostics.AddError("Importing claim "+req.ID,
+			fmt.Sprintf("allocation %s holds no host (state %q, last_error %q)", a.ID, a.State, a.LastError))
+		return
+	}
+	m := claimModel{
+		ID: types.StringValue(a.ID), Name: types.StringValue(a.Name),
+		ResourceClass: types.StringNull(), Traits: types.SetNull(types.StringType),
+		MinCPUs: types.Int64Null(), MinRAMMebibytes: types.Int64Null(), MinDiskGigabytes: types.Int64Null(),
+		Candidates: types.SetNull(types.StringType), SpreadLabel: types.StringNull(),
+		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
+			"create": types.StringType, "delete": types.StringType,
+		})},
+		HostID: types.StringValue(a.NodeID), HostName: types.StringValue(r.hostName(ctx, cat, a.NodeID)),
+		AllocationID: types.StringValue(a.ID),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, []byte(`{"imported":true}`))...)
+}

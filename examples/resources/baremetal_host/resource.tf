@@ -1,0 +1,41 @@
+# A host registered by its BMC address, inspected, cleaned and left powered
+# off in the pool, with labels that claims can select on.
+resource "baremetal_host" "worker" {
+  name             = "worker-0"
+  boot_mac_address = "52:54:00:12:34:56"
+  labels           = { role = "worker", rack = "r1" }
+
+  bmc = {
+    address  = "redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1"
+    username = "admin"
+    password = var.bmc_password
+  }
+
+  root_device_hints = {
+    min_size_gigabytes = 200
+    rotational         = false
+  }
+
+  timeouts = {
+    create = "45m"
+  }
+}
+
+# A host that already runs an OS: adopted, not inspected or cleaned.
+resource "baremetal_host" "legacy" {
+  name                   = "legacy-db"
+  externally_provisioned = true
+  online                 = true
+
+  bmc = {
+    address  = "ipmi://10.0.0.6"
+    username = "admin"
+    password = var.bmc_password
+  }
+  boot_mac_address = "52:54:00:12:34:57"
+}
+
+variable "bmc_password" {
+  type      = string
+  sensitive = true
+}

@@ -1,0 +1,113 @@
+// Package acctest is the shared harness of the acceptance tests: the
+// provider factory, the pre-check that skips with a clear message when the
+// test rig is not there, and a direct Ironic client to look behind
+// Terraform's back.
+package acctest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/provider"
+)
+
+// ProviderFactories serves the provider in-process (protocol 6).
+var ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
+	"baremetal": providerserver.NewProtocol6WithError(provider.New("test")()),
+}
+
+// Endpoint is the Ironic the tests use.
+func Endpoint() string {
+	if e := os.Getenv("BAREMETAL_ENDPOINT"); e != "" {
+		return e
+	}
+	return "http://127.0.0.1:6385"
+}
+
+// PreCheck skips the test, saying why, unless Terraform and Ironic are
+// there. `make testacc` provides both.
+func PreCheck(t *testing.T) {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (make testacc starts Ironic and builds Terraform)")
+	}
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		t.Skip("acceptance test: TF_ACC_TERRAFORM_PATH is not set (make testacc builds Terraform v1.8.5 and sets it)")
+	}
+	c := http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Get(Endpoint() + "/v1/")
+	if err != nil {
+		t.Skipf("acceptance test: Ironic does not answer at %s (make testacc starts it): %v", Endpoint(), err)
+	}
+	resp.Body.Close()
+}
+
+// Ironic returns a client for the test Ironic.
+func Ironic(t *testing.T) *gophercloud.ServiceClient {
+	t.Helper()
+	conn, err := ironic.Connect(context.Background(), ironic.Config{Endpoint: Endpoint()})
+	if err != nil {
+		t.Fatalf("connect to Ironic: %v", err)
+	}
+	return conn.Client
+}
+
+// Name returns a unique host name with the given prefix.
+func Name(prefix string) string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%s", prefix, hex.EncodeToString(b))
+}
+
+// MAC returns a random locally administered MAC address.
+func MAC() string {
+	b := make([]byte, 5)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("52:54:%02x:%02x:%02x:%02x", b[0], b[1], b[2], b[3])
+}
+
+// NodesNamed lists the Ironic nodes with the given name (at most one, unless
+// something created a duplicate).
+func NodesNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) []nodes.Node {
+	t.Helper()
+	pages, err := nodes.List(sc, nodes.ListOpts{Fields: []string{"uuid", "name", "provision_state"}}).AllPages(context.Background())
+	if err != nil {
+		t.Fatalf("list nodes: %v", err)
+	}
+	all, err := nodes.ExtractNodes(pages)
+	if err != nil {
+		t.Fatalf("list nodes: %v", err)
+	}
+	var out []nodes.Node
+	for _, n := range all {
+		if n.Name == name {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// DeleteNodeNamed removes a node behind Terraform's back (maintenance on,
+// then delete), as an operator might.
+func DeleteNodeNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) {
+	t.Helper()
+	ctx := context.Background()
+	for _, n := range NodesNamed(t, sc, name) {
+		_ = nodes.SetMaintenance(ctx, sc, n.UUID, nodes.MaintenanceOpts{Reason: "test"}).ExtractErr()
+		if err := nodes.Delete(ctx, sc, n.UUID).ExtractErr(); err != nil {
+			t.Fatalf("delete node %s: %v", name, err)
+		}
+	}
+}

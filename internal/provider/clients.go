@@ -1,0 +1,65 @@
+package provider
+
+import (
+	"context"
+	"time"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
+)
+
+// settings are the provider's resolved configuration.
+type settings struct {
+	Endpoint, Auth, Username, Password          string
+	Keystone                                    keystoneSettings
+	CACertFile, CACertPEM                       string
+	ClientCertFile, ClientKeyFile, Microversion string
+	Insecure                                    bool
+	APIWaitTimeout                              time.Duration
+	MaxConcurrent                               int
+}
+
+type keystoneSettings struct {
+	Cloud, AuthURL, Username, Password, ProjectName, ProjectID string
+	UserDomainName, ProjectDomainName, Region                  string
+}
+
+func (s settings) ironicConfig() ironic.Config {
+	c := ironic.Config{
+		Endpoint: s.Endpoint, Auth: s.Auth, Username: s.Username, Password: s.Password,
+		CACertFile: s.CACertFile, CACertPEM: s.CACertPEM, ClientCertFile: s.ClientCertFile, ClientKeyFile: s.ClientKeyFile,
+		Insecure: s.Insecure, Microversion: s.Microversion, APIWaitTimeout: s.APIWaitTimeout,
+		UserAgent: "terraform-provider-baremetal",
+	}
+	if s.Auth == ironic.AuthKeystone {
+		k := s.Keystone
+		c.Cloud, c.AuthURL, c.ProjectName, c.ProjectID = k.Cloud, k.AuthURL, k.ProjectName, k.ProjectID
+		c.UserDomainName, c.ProjectDomainName, c.Region = k.UserDomainName, k.ProjectDomainName, k.Region
+		c.Username, c.Password = k.Username, k.Password
+	}
+	return c
+}
+
+// newClients connects to Ironic and builds what every resource shares: one
+// watcher, one provisioner, one state machine with one capacity gate.
+func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
+	conn, err := ironic.Connect(ctx, s.ironicConfig())
+	if err != nil {
+		return nil, err
+	}
+	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{})
+	prov := ironic.NewProvisioner(conn.Client, w)
+	return &lifecycle.Clients{
+		Machine: &lifecycle.Machine{
+			Prov:  prov,
+			Wait:  w,
+			Clock: lifecycle.SystemClock{},
+			Gate:  lifecycle.NewGate(s.MaxConcurrent),
+			Log:   resources.TFLog{},
+		},
+		Catalog:  ironic.NewCatalog(conn.Client),
+		CheckBMC: bmc.CheckAccess,
+	}, nil
+}

@@ -1,0 +1,253 @@
+// Package provider is the baremetal provider: its configuration, and the one
+// Clients value it builds in Configure and hands to every resource and data
+// source.
+package provider
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/datasources"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+)
+
+// New returns the provider factory for providerserver.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider { return &baremetalProvider{version: version} }
+}
+
+type baremetalProvider struct {
+	version string
+}
+
+type keystoneModel struct {
+	Cloud             types.String `tfsdk:"cloud"`
+	AuthURL           types.String `tfsdk:"auth_url"`
+	Username          types.String `tfsdk:"username"`
+	Password          types.String `tfsdk:"password"`
+	ProjectName       types.String `tfsdk:"project_name"`
+	ProjectID         types.String `tfsdk:"project_id"`
+	UserDomainName    types.String `tfsdk:"user_domain_name"`
+	ProjectDomainName types.String `tfsdk:"project_domain_name"`
+	Region            types.String `tfsdk:"region"`
+}
+
+type providerModel struct {
+	Endpoint                  types.String   `tfsdk:"endpoint"`
+	Auth                      types.String   `tfsdk:"auth"`
+	Username                  types.String   `tfsdk:"username"`
+	Password                  types.String   `tfsdk:"password"`
+	Keystone                  *keystoneModel `tfsdk:"keystone"`
+	CACertFile                types.String   `tfsdk:"ca_cert_file"`
+	CACertPEM                 types.String   `tfsdk:"ca_cert_pem"`
+	ClientCertFile            types.String   `tfsdk:"client_cert_file"`
+	ClientKeyFile             types.String   `tfsdk:"client_key_file"`
+	Insecure                  types.Bool     `tfsdk:"insecure"`
+	Microversion              types.String   `tfsdk:"microversion"`
+	APIWaitTimeout            types.String   `tfsdk:"api_wait_timeout"`
+	MaxConcurrentProvisioning types.Int64    `tfsdk:"max_concurrent_provisioning"`
+}
+
+func (p *baremetalProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "baremetal"
+	resp.Version = p.version
+}
+
+func envDoc(name string) string {
+	return " Can also be set with the `" + name + "` environment variable."
+}
+
+func (p *baremetalProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "Takes bare-metal hosts from a BMC address to a running operating system through OpenStack Ironic, " +
+			"following the Metal3 Bare Metal Operator's host state machine.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{
+				Optional:    true,
+				Description: "Ironic API endpoint. Defaults to `" + defaultEndpoint + "`." + envDoc("BAREMETAL_ENDPOINT"),
+			},
+			"auth": schema.StringAttribute{
+				Optional: true,
+				Description: "How to authenticate to Ironic: `noauth` (default), `http_basic` (`username` and `password`) " +
+					"or `keystone` (the `keystone` block, or the `OS_*` variables and clouds.yaml that OpenStack clients read)." + envDoc("BAREMETAL_AUTH"),
+				Validators: []validator.String{stringvalidator.OneOf("noauth", "http_basic", "keystone")},
+			},
+			"username": schema.StringAttribute{
+				Optional:    true,
+				Description: "User name for `http_basic` authentication." + envDoc("BAREMETAL_USERNAME"),
+			},
+			"password": schema.StringAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				Description: "Password for `http_basic` authentication." + envDoc("BAREMETAL_PASSWORD"),
+			},
+			"keystone": schema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "Keystone authentication, used when `auth` is `keystone`. Either a `cloud` from clouds.yaml, or explicit credentials. Unset fields fall back to the `OS_*` environment variables.",
+				Attributes: map[string]schema.Attribute{
+					"cloud":               schema.StringAttribute{Optional: true, Description: "Name of a cloud in clouds.yaml (`OS_CLOUD`)."},
+					"auth_url":            schema.StringAttribute{Optional: true, Description: "Keystone URL (`OS_AUTH_URL`)."},
+					"username":            schema.StringAttribute{Optional: true, Description: "Keystone user name (`OS_USERNAME`)."},
+					"password":            schema.StringAttribute{Optional: true, Sensitive: true, Description: "Keystone password (`OS_PASSWORD`)."},
+					"project_name":        schema.StringAttribute{Optional: true, Description: "Project name (`OS_PROJECT_NAME`)."},
+					"project_id":          schema.StringAttribute{Optional: true, Description: "Project id (`OS_PROJECT_ID`)."},
+					"user_domain_name":    schema.StringAttribute{Optional: true, Description: "User's domain (`OS_USER_DOMAIN_NAME`)."},
+					"project_domain_name": schema.StringAttribute{Optional: true, Description: "Project's domain (`OS_PROJECT_DOMAIN_NAME`)."},
+					"region":              schema.StringAttribute{Optional: true, Description: "Region of the bare-metal endpoint (`OS_REGION_NAME`)."},
+				},
+			},
+			"ca_cert_file": schema.StringAttribute{
+				Optional:    true,
+				Description: "Path to a PEM file of CA certificates that sign Ironic's certificate." + envDoc("BAREMETAL_CACERT_FILE"),
+			},
+			"ca_cert_pem": schema.StringAttribute{
+				Optional:    true,
+				Description: "PEM of CA certificates that sign Ironic's certificate (instead of `ca_cert_file`).",
+			},
+			"client_cert_file": schema.StringAttribute{
+				Optional:    true,
+				Description: "Path to a PEM client certificate for mutual TLS." + envDoc("BAREMETAL_CLIENT_CERT_FILE"),
+			},
+			"client_key_file": schema.StringAttribute{
+				Optional:    true,
+				Description: "Path to the PEM key of `client_cert_file`." + envDoc("BAREMETAL_CLIENT_KEY_FILE"),
+			},
+			"insecure": schema.BoolAttribute{
+				Optional:    true,
+				Description: "Skip verification of Ironic's TLS certificate. Default false; never turned on implicitly." + envDoc("BAREMETAL_INSECURE"),
+			},
+			"microversion": schema.StringAttribute{
+				Optional: true,
+				Description: "Pin the Ironic API microversion (e.g. `1.82`). By default the provider negotiates the highest version both sides support; " +
+					"the minimum is 1.56." + envDoc("BAREMETAL_MICROVERSION"),
+				Validators: []validator.String{validators.Microversion()},
+			},
+			"api_wait_timeout": schema.StringAttribute{
+				Optional: true,
+				Description: "How long the first call waits for the Ironic API and a live conductor, as a Go duration (`5m`). " +
+					"Lets an Ironic created in the same apply be used. Default `0s`: fail at once when Ironic does not answer." + envDoc("BAREMETAL_API_WAIT_TIMEOUT"),
+				Validators: []validator.String{validators.Duration()},
+			},
+			"max_concurrent_provisioning": schema.Int64Attribute{
+				Optional: true,
+				Description: "The capacity gate (the Bare Metal Operator's provisioning limit): how many hosts of this provider may be inspecting, " +
+					"provisioning or deprovisioning at once. Others wait, with operational status `delayed`. Default 20." + envDoc("BAREMETAL_MAX_CONCURRENT_PROVISIONING"),
+			},
+		},
+	}
+}
+
+const defaultEndpoint = "http://127.0.0.1:6385"
+
+// str returns the attribute's value, else the environment variable's, else def.
+func str(v types.String, env, def string) string {
+	if !v.IsNull() && !v.IsUnknown() {
+		return v.ValueString()
+	}
+	if s := os.Getenv(env); s != "" {
+		return s
+	}
+	return def
+}
+
+func (p *baremetalProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg, diags := m.settings()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	clients, err := newClients(ctx, cfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot connect to Ironic", err.Error())
+		return
+	}
+	resp.ResourceData = clients
+	resp.DataSourceData = clients
+}
+
+// settings resolves attributes and environment variables into plain values.
+func (m providerModel) settings() (settings, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	s := settings{
+		Endpoint:       str(m.Endpoint, "BAREMETAL_ENDPOINT", defaultEndpoint),
+		Auth:           str(m.Auth, "BAREMETAL_AUTH", "noauth"),
+		Username:       str(m.Username, "BAREMETAL_USERNAME", ""),
+		Password:       str(m.Password, "BAREMETAL_PASSWORD", ""),
+		CACertFile:     str(m.CACertFile, "BAREMETAL_CACERT_FILE", ""),
+		CACertPEM:      m.CACertPEM.ValueString(),
+		ClientCertFile: str(m.ClientCertFile, "BAREMETAL_CLIENT_CERT_FILE", ""),
+		ClientKeyFile:  str(m.ClientKeyFile, "BAREMETAL_CLIENT_KEY_FILE", ""),
+		Microversion:   str(m.Microversion, "BAREMETAL_MICROVERSION", ""),
+		MaxConcurrent:  20,
+	}
+	if k := m.Keystone; k != nil {
+		s.Keystone = keystoneSettings{
+			Cloud: k.Cloud.ValueString(), AuthURL: k.AuthURL.ValueString(), Username: k.Username.ValueString(),
+			Password: k.Password.ValueString(), ProjectName: k.ProjectName.ValueString(), ProjectID: k.ProjectID.ValueString(),
+			UserDomainName: k.UserDomainName.ValueString(), ProjectDomainName: k.ProjectDomainName.ValueString(), Region: k.Region.ValueString(),
+		}
+	}
+	if s.Keystone.Cloud == "" {
+		s.Keystone.Cloud = os.Getenv("OS_CLOUD")
+	}
+	switch {
+	case !m.Insecure.IsNull():
+		s.Insecure = m.Insecure.ValueBool()
+	case os.Getenv("BAREMETAL_INSECURE") != "":
+		b, err := strconv.ParseBool(os.Getenv("BAREMETAL_INSECURE"))
+		if err != nil {
+			diags.AddAttributeError(path.Root("insecure"), "Invalid BAREMETAL_INSECURE", "want true or false: "+err.Error())
+		}
+		s.Insecure = b
+	}
+	if w := str(m.APIWaitTimeout, "BAREMETAL_API_WAIT_TIMEOUT", ""); w != "" {
+		d, err := time.ParseDuration(w)
+		if err != nil {
+			diags.AddAttributeError(path.Root("api_wait_timeout"), "Invalid api_wait_timeout", err.Error())
+		}
+		s.APIWaitTimeout = d
+	}
+	switch {
+	case !m.MaxConcurrentProvisioning.IsNull():
+		s.MaxConcurrent = int(m.MaxConcurrentProvisioning.ValueInt64())
+	case os.Getenv("BAREMETAL_MAX_CONCURRENT_PROVISIONING") != "":
+		n, err := strconv.Atoi(os.Getenv("BAREMETAL_MAX_CONCURRENT_PROVISIONING"))
+		if err != nil {
+			diags.AddAttributeError(path.Root("max_concurrent_provisioning"), "Invalid BAREMETAL_MAX_CONCURRENT_PROVISIONING", err.Error())
+		}
+		s.MaxConcurrent = n
+	}
+	if s.MaxConcurrent < 1 {
+		diags.AddAttributeError(path.Root("max_concurrent_provisioning"), "Invalid max_concurrent_provisioning", "must be at least 1")
+	}
+	if s.Auth == "http_basic" && (s.Username == "" || s.Password == "") {
+		diags.AddAttributeError(path.Root("auth"), "Incomplete http_basic authentication", "auth = \"http_basic\" needs username and password (or BAREMETAL_USERNAME and BAREMETAL_PASSWORD).")
+	}
+	return s, diags
+}
+
+func (p *baremetalProvider) Resources(context.Context) []func() resource.Resource {
+	return resources.All()
+}
+
+func (p *baremetalProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return datasources.All()
+}

@@ -1,0 +1,395 @@
+package resources
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+)
+
+// NewHost returns the baremetal_host resource.
+func NewHost() resource.Resource { return &hostResource{} }
+
+type hostResource struct {
+	clients *lifecycle.Clients
+}
+
+var (
+	_ resource.ResourceWithImportState      = (*hostResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*hostResource)(nil)
+)
+
+func (r *hostResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_host"
+}
+
+func (r *hostResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func computedString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{Computed: true, Description: desc}
+}
+
+func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "A bare-metal host registered in Ironic, taken through the Metal3 Bare Metal Operator's states: " +
+			"registering, inspecting, preparing, then `available` (or `externally provisioned`), powered per `online`. " +
+			"Destroy follows the operator's delete rules (powering off before delete, then deleting), with forward progress.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The Ironic node UUID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:      true,
+				Description:   "The host's name, also the Ironic node name. Changing it replaces the host.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"bmc": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "How to reach the host's BMC, as in Metal3: an address whose scheme picks the Ironic driver and interfaces " +
+					"(`ipmi://`, `redfish://`, `redfish-virtualmedia://`, `idrac-virtualmedia://`, ...). The normal way to register a host.",
+				Attributes: map[string]schema.Attribute{
+					"address": schema.StringAttribute{
+						Required: true,
+						Description: "BMC address, e.g. `redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1` or `ipmi://10.0.0.6:623`. " +
+							"Can only change while the host is registering; afterwards a change replaces the host.",
+						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
+							_, err := bmc.ParseAddress(s)
+							return err
+						})},
+					},
+					"username": schema.StringAttribute{Required: true, Description: "BMC user name. Changes are pushed to Ironic in place."},
+					"password": schema.StringAttribute{
+						Optional: true, Sensitive: true,
+						Description: "BMC password. Stored in state (sensitive); use `password_wo` to keep it out of state. Changes are pushed to Ironic in place.",
+					},
+					"password_wo": schema.StringAttribute{
+						Optional: true, Sensitive: true, WriteOnly: true,
+						Description: "Write-only BMC password (Terraform 1.11 and later): never stored in state or plan. " +
+							"Bump `password_wo_version` to push a new one.",
+					},
+					"password_wo_version": schema.StringAttribute{
+						Optional:    true,
+						Description: "Any string; changing it sends `password_wo` to Ironic again.",
+					},
+					"disable_certificate_verification": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						Description: "Skip TLS verification of the BMC's certificate (sets `redfish_verify_ca = false`). Default false.",
+					},
+					"check_credentials": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+						Description: "Before registering a Redfish-family host, check that its BMC answers and accepts the credentials, " +
+							"so a typo fails with the BMC's answer instead of a node stuck in enroll. Turn off for BMCs that Terraform cannot reach. Default true.",
+					},
+				},
+			},
+			"driver": schema.StringAttribute{
+				Optional: true,
+				Description: "Raw Ironic driver (e.g. `fake-hardware`, `redfish`), for what the BMC address schemes do not cover. " +
+					"Use with `driver_info` and `driver_secrets`; with `bmc`, it replaces the driver the address scheme implies. Changing it replaces the host.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"driver_info": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Raw Ironic driver_info, merged over what `bmc` implies. Put passwords in `driver_secrets`. Changes are pushed to Ironic in place.",
+			},
+			"driver_secrets": schema.MapAttribute{
+				Optional: true, Sensitive: true, ElementType: types.StringType,
+				Description: "Sensitive driver_info entries (passwords), merged into `driver_info`. Never read back from Ironic, which masks them.",
+			},
+			"interfaces": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Ironic hardware interfaces that override what the BMC address implies, keyed by interface without the `_interface` suffix " +
+					"(`boot`, `deploy`, `inspect`, `management`, `power`, `bios`, `raid`, `vendor`, ...), e.g. `{ deploy = \"ramdisk\" }`. Changing them replaces the host.",
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				Validators:    []validator.Map{mapvalidator.KeysAre(stringvalidator.OneOf(ironicInterfaces...))},
+			},
+			"boot_mac_address": schema.StringAttribute{
+				Optional: true,
+				Description: "MAC of the NIC the host boots from; creates a PXE-enabled Ironic port. Required by `libvirt` addresses and when inspection is disabled. " +
+					"Cannot change once set (a change replaces the host).",
+				Validators:    []validator.String{validators.MAC()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(requiresReplaceOnceSet, "Replaces the host once a boot MAC was set.", "Replaces the host once a boot MAC was set.")},
+			},
+			"boot_mode": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(lifecycle.BootModeUEFI)),
+				Description: "`UEFI` (default), `UEFISecureBoot` or `legacy`.",
+				Validators:  []validator.String{stringvalidator.OneOf(string(lifecycle.BootModeUEFI), string(lifecycle.BootModeUEFISecureBoot), string(lifecycle.BootModeLegacy))},
+			},
+			"root_device_hints": rootDeviceHintsSchema("Which disk to install on, as the Bare Metal Operator's root device hints. A change sends the host through preparing again."),
+			"online": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description: "Whether the host is powered on while it is not deployed. Default false (inventory hosts wait powered off). " +
+					"A deployed host is powered by its `baremetal_deployment`.",
+			},
+			"automated_cleaning_mode": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(lifecycle.CleaningMetadata),
+				Description: "`metadata` (default: Ironic cleans disk metadata when the host becomes available or is released) or `disabled`.",
+				Validators:  []validator.String{stringvalidator.OneOf(lifecycle.CleaningMetadata, lifecycle.CleaningDisabled)},
+			},
+			"inspection": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("enabled"),
+				Description: "`enabled` (default) inspects the hardware on registration; `disabled` skips it (then `boot_mac_address` is required). Takes effect on registration.",
+				Validators:  []validator.String{stringvalidator.OneOf("enabled", "disabled")},
+			},
+			"externally_provisioned": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				Description:   "The host already runs an OS installed outside Ironic: it is adopted (`externally provisioned`) instead of inspected and cleaned. Changing it replaces the host.",
+				PlanModifiers: []planmodifier.Bool{boolplanmodifier.RequiresReplace()},
+			},
+			"labels": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Labels, kept in the node's `extra`, that `baremetal_host_claim` selectors match. Changes are made in place.",
+			},
+			"resource_class": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString("baremetal"),
+				Description: "Ironic resource class, which claims match. Default `baremetal`.",
+			},
+			"traits": schema.SetAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Ironic traits (e.g. `CUSTOM_GPU`), which claims can require.",
+			},
+			"conductor_group": schema.StringAttribute{
+				Optional:    true,
+				Description: "Ironic conductor group that manages the node.",
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+
+			"provisioning_state": computedString("The Bare Metal Operator state: `registering`, `inspecting`, `preparing`, `available`, `provisioned`, `externally provisioned`, ..."),
+			"ironic_state":       computedString("The Ironic provision state of the node (`manageable`, `available`, `active`, `clean failed`, ...)."),
+			"operational_status": computedString("`OK`, `discovered`, `error`, `delayed` (waiting for the capacity gate) or `detached`."),
+			"error_type":         computedString("The operator's error type of the last failure (`inspection error`, `provisioning error`, ...), or empty."),
+			"error_message":      computedString("The last failure, with Ironic's last_error, or empty."),
+			"error_count": schema.Int64Attribute{
+				Computed: true, Description: "Failures since the last successful transition.",
+			},
+			"powered_on":   schema.BoolAttribute{Computed: true, Description: "Whether Ironic reports the host powered on."},
+			"last_updated": computedString("When the state machine last changed the host's status (RFC 3339)."),
+		},
+	}
+}
+
+func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{hostConfigValidator{}}
+}
+
+func (r *hostResource) machine() *lifecycle.Machine { return r.clients.Machine }
+
+func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan hostModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var pwWO types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bmc").AtName("password_wo"), &pwWO)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	spec, diags := plan.spec(ctx, pwWO)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.preflight(ctx, &plan, spec.BMC); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("bmc"), "BMC check failed", err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ctx = tflog.SetField(ctx, "host", spec.Name)
+
+	h := &lifecycle.Host{Spec: spec}
+	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
+	r.save(ctx, h, &plan, &resp.State, &resp.Diagnostics)
+	if err != nil {
+		hostErrorDiag(&resp.Diagnostics, "Creating host "+spec.Name, err)
+	}
+}
+
+// save records the host in state whenever the node exists, also after a
+// failure, so that a failed host is tainted, never lost.
+func (r *hostResource) save(ctx context.Context, h *lifecycle.Host, m *hostModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	if h.Status.ID == "" {
+		return
+	}
+	obs, err := r.machine().Prov.Observe(ctx, h)
+	if err != nil {
+		tflog.Warn(ctx, "could not read the host back", map[string]any{"error": err.Error()})
+		m.setStatus(h, nil)
+	} else {
+		m.setStatus(h, &obs)
+	}
+	diags.Append(state.Set(ctx, m)...)
+}
+
+func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state hostModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: state.Name.ValueString()}, Status: state.status()}
+	obs, err := r.machine().Prov.Observe(ctx, h)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading host "+state.Name.ValueString(), err.Error())
+		return
+	}
+	if !obs.Exists {
+		tflog.Warn(ctx, "host no longer exists in Ironic; removing it from state", map[string]any{"host": state.Name.ValueString(), "node": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	h.Status.ID = obs.ID
+	if obs.State != "" {
+		h.Status.State = obs.State
+	}
+	state.readObserved(obs)
+	state.setStatus(h, &obs)
+	if state.LastUpdated.IsNull() {
+		state.LastUpdated = types.StringValue(timeString(obs.UpdatedAt))
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state hostModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	var pwWO types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bmc").AtName("password_wo"), &pwWO)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	spec, diags := plan.spec(ctx, pwWO)
+	resp.Diagnostics.Append(diags...)
+	old, diags := state.access(ctx, types.StringNull())
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if spec.BMC.CredentialsVersion != old.CredentialsVersion {
+		if err := r.preflight(ctx, &plan, spec.BMC); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("bmc"), "BMC check failed", err.Error())
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ctx = tflog.SetField(ctx, "host", spec.Name)
+
+	h := &lifecycle.Host{Spec: spec, Status: state.status()}
+	h.Status.GoodCredentials = old.CredentialsVersion
+	if err := r.observeInto(ctx, h); err != nil {
+		resp.Diagnostics.AddError("Updating host "+spec.Name, err.Error())
+		return
+	}
+	plan.ID = state.ID
+	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
+	r.save(ctx, h, &plan, &resp.State, &resp.Diagnostics)
+	if err != nil {
+		hostErrorDiag(&resp.Diagnostics, "Updating host "+spec.Name, err)
+	}
+}
+
+// observeInto refreshes the host's status from Ironic before a change, and
+// keeps what a deployment owns: the deployed image stays, and a deployed
+// host stays powered on.
+func (r *hostResource) observeInto(ctx context.Context, h *lifecycle.Host) error {
+	obs, err := r.machine().Prov.Observe(ctx, h)
+	if err != nil {
+		return err
+	}
+	if !obs.Exists {
+		return &lifecycle.HostError{Host: h.Spec.Name, ID: h.Status.ID, State: h.Status.State, Err: lifecycle.ErrNotRegistered}
+	}
+	h.Status.ID = obs.ID
+	if obs.State != "" {
+		h.Status.State = obs.State
+	}
+	if obs.PoweredOn != nil {
+		h.Status.PoweredOn = *obs.PoweredOn
+	}
+	h.Status.DeployedImage = obs.DeployedImage
+	h.Spec.Image = obs.DeployedImage
+	if obs.DeployedImage != nil {
+		h.Spec.Online = true
+	}
+	return nil
+}
+
+func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state hostModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	spec, diags := state.spec(ctx, types.StringNull())
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ctx = tflog.SetField(ctx, "host", spec.Name)
+
+	h := &lifecycle.Host{Spec: spec, Status: state.status(), Deleting: true}
+	h.Status.GoodCredentials = spec.BMC.CredentialsVersion
+	if err := r.observeInto(ctx, h); err != nil {
+		if isNotRegistered(err) {
+			return // already gone
+		}
+		resp.Diagnostics.AddError("Deleting host "+spec.Name, err.Error())
+		return
+	}
+	if err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{}); err != nil {
+		hostErrorDiag(&resp.Diagnostics, "Deleting host "+spec.Name, err)
+	}
+}
+
+func (r *hostResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	// The import id is a node UUID or name; Observe looks up either.
+	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: req.ID}, Status: lifecycle.HostStatus{ID: req.ID}}
+	obs, err := r.machine().Prov.Observe(ctx, h)
+	if err != nil {
+		resp.Diagnostics.AddError("Importing host "+req.ID, err.Error())
+		return
+	}
+	if !obs.Exists {
+		resp.Diagnostics.AddError("Importing host "+req.ID, "no Ironic node has this name or UUID")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), obs.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), obs.Name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("provisioning_state"), string(obs.State))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("online"), obs.PoweredOn != nil && *obs.PoweredOn)...)
+}

@@ -1,0 +1,277 @@
+package resources_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+)
+
+// fakeHost is a fake-hardware host: Ironic runs its whole lifecycle without
+// hardware.
+func fakeHost(name, extra string) string {
+	return fmt.Sprintf(`
+resource "baremetal_host" "test" {
+  name        = %q
+  driver      = "fake-hardware"
+  driver_info = { fake_note = "acceptance" }
+%s
+}
+`, name, extra)
+}
+
+func TestAccHost_lifecycle(t *testing.T) {
+	name := acctest.Name("acc-host")
+	sc := acctest.Ironic(t)
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
+				return fmt.Errorf("node %s still exists after destroy: %+v", name, n)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{ // registering -> inspecting -> preparing -> available, off.
+				Config: fakeHost(name, `  labels = { rack = "r1" }
+  driver_secrets = { fake_password = "first" }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "labels.rack", "r1"),
+					resource.TestMatchResourceAttr("baremetal_host.test", "id", regexp.MustCompile(`^[0-9a-f-]{36}$`)),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
+						return nil
+					},
+				),
+			},
+			{ // Power on, labels and credentials change in place.
+				Config: fakeHost(name, `  online = true
+  labels = { rack = "r2" }
+  driver_secrets = { fake_password = "second" }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "labels.rack", "r2"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					sameID(&id),
+					nodeHas(t, name, func(n *nodes.Node) error {
+						if n.PowerState != "power on" {
+							return fmt.Errorf("Ironic power_state %q, want power on", n.PowerState)
+						}
+						if n.DriverInfo["fake_password"] == "first" {
+							return fmt.Errorf("driver_info was not updated in place")
+						}
+						return nil
+					}),
+				),
+			},
+			{ // And off again.
+				Config: fakeHost(name, `  online = false
+  labels = { rack = "r2" }
+  driver_secrets = { fake_password = "second" }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+					sameID(&id),
+				),
+			},
+			{ // Import by name.
+				ResourceName:      "baremetal_host.test",
+				ImportState:       true,
+				ImportStateId:     name,
+				ImportStateVerify: true,
+				ImportStateVerifyIgnore: []string{"driver", "driver_info", "driver_secrets", "timeouts", "boot_mode",
+					"automated_cleaning_mode", "inspection", "externally_provisioned", "last_updated", "error_count",
+					"error_message", "error_type", "operational_status", "ironic_state", "powered_on"},
+			},
+		},
+	})
+}
+
+// sameID checks that a step changed the host in place.
+func sameID(id *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		got := s.RootModule().Resources["baremetal_host.test"].Primary.ID
+		if got != *id {
+			return fmt.Errorf("host was replaced: id %s, want %s", got, *id)
+		}
+		return nil
+	}
+}
+
+// nodeHas checks the Ironic node behind Terraform's back.
+func nodeHas(t *testing.T, name string, check func(*nodes.Node) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		sc := acctest.Ironic(t)
+		n, err := nodes.Get(context.Background(), sc, name).Extract()
+		if err != nil {
+			return err
+		}
+		return check(n)
+	}
+}
+
+// A host deleted outside Terraform leaves state on refresh, and the next
+// apply registers it again.
+func TestAccHost_deletedOutside(t *testing.T) {
+	name := acctest.Name("acc-gone")
+	sc := acctest.Ironic(t)
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: fakeHost(name, `  inspection = "disabled"
+  boot_mac_address = "`+acctest.MAC()+`"`),
+				Check: func(s *terraform.State) error {
+					id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { acctest.DeleteNodeNamed(t, sc, name) },
+				Config:    fakeHost(name, `  inspection = "disabled"`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					func(s *terraform.State) error {
+						if got := s.RootModule().Resources["baremetal_host.test"].Primary.ID; got == id {
+							return fmt.Errorf("expected a new node after the old one was deleted, got the same id %s", id)
+						}
+						if n := acctest.NodesNamed(t, sc, name); len(n) != 1 {
+							return fmt.Errorf("want exactly one node named %s, got %d", name, len(n))
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// An apply that died after creating the node (no state saved) is re-run:
+// the provider finds the node by name and carries on, never duplicating it.
+func TestAccHost_resumeAfterInterruptedApply(t *testing.T) {
+	name := acctest.Name("acc-resume")
+	sc := acctest.Ironic(t)
+	var leftover string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					// What an interrupted apply leaves: a node in enroll.
+					n, err := nodes.Create(context.Background(), sc, nodes.CreateOpts{
+						Name: name, Driver: "fake-hardware", ResourceClass: "baremetal",
+					}).Extract()
+					if err != nil {
+						t.Fatalf("create leftover node: %v", err)
+					}
+					leftover = n.UUID
+				},
+				Config: fakeHost(name, ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					func(s *terraform.State) error {
+						if got := s.RootModule().Resources["baremetal_host.test"].Primary.ID; got != leftover {
+							return fmt.Errorf("host id %s, want the leftover node %s", got, leftover)
+						}
+						if n := acctest.NodesNamed(t, sc, name); len(n) != 1 {
+							return fmt.Errorf("want exactly one node named %s, got %d", name, len(n))
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+// A failing inspection is reported with the host, its state, the Ironic
+// verb and Ironic's last_error; the host stays in state (tainted) and
+// destroy still removes it.
+func TestAccHost_inspectionFailure(t *testing.T) {
+	name := acctest.Name("acc-inspfail")
+	sc := acctest.Ironic(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
+				return fmt.Errorf("node %s still exists after destroy", name)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				// Redfish inspection against a BMC that is not there.
+				Config: fakeHost(name, `  interfaces = { inspect = "redfish" }
+  driver_secrets = {
+    redfish_address  = "http://127.0.0.1:9"
+    redfish_username = "admin"
+    redfish_password = "s3cret-never-printed"
+  }`),
+				ExpectError: regexp.MustCompile(`(?s)host "` + name + `".*state "inspecting".*inspection error.*Ironic verb "inspect".*last_error`),
+			},
+			{
+				// The failed host was kept in state: the plan replaces it.
+				Config:             fakeHost(name, `  interfaces = { inspect = "redfish" }`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// Bad input fails at plan time, naming the attribute.
+func TestAccHost_planTimeErrors(t *testing.T) {
+	cases := []struct{ config, want string }{
+		{`resource "baremetal_host" "x" {
+  name = "x"
+  bmc = { address = "bogus://10.0.0.1", username = "u", password = "p" }
+}`, `(?s)Invalid bmc\.address.*unknown`},
+		{`resource "baremetal_host" "x" {
+  name = "x"
+  driver = "fake-hardware"
+  boot_mac_address = "52:54:00"
+}`, `(?s)boot_mac_address.*not a MAC address`},
+		{`resource "baremetal_host" "x" {
+  name = "x"
+}`, `(?s)Missing BMC`},
+		{`resource "baremetal_host" "x" {
+  name = "x"
+  driver = "fake-hardware"
+  inspection = "disabled"
+}`, `(?s)Missing boot_mac_address`},
+		{`resource "baremetal_host" "x" {
+  name = "x"
+  bmc = { address = "libvirt://10.0.0.1", username = "u", password = "p" }
+}`, `(?s)needs boot_mac_address`},
+		{`resource "baremetal_host" "x" {
+  name = "x"
+  driver = "fake-hardware"
+  boot_mode = "uefi"
+}`, `(?s)boot_mode.*value must be one of`},
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				PreCheck:                 func() { acctest.PreCheck(t) },
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps:                    []resource.TestStep{{Config: c.config, PlanOnly: true, ExpectError: regexp.MustCompile(c.want)}},
+			})
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package resources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// rootDeviceHintsSchema is the typed root_device_hints block, shared by
+// hosts and deployments.
+func rootDeviceHintsSchema(desc string) schema.SingleNestedAttribute {
+	str := func(d string) schema.StringAttribute { return schema.StringAttribute{Optional: true, Description: d} }
+	return schema.SingleNestedAttribute{
+		Optional:    true,
+		Description: desc,
+		Attributes: map[string]schema.Attribute{
+			"device_name":          str("Linux device name (`/dev/sda`) or by-path name (`/dev/disk/by-path/...`)."),
+			"hctl":                 str("SCSI address, `host:channel:target:lun`."),
+			"model":                str("Disk model; matches when the device's model contains it."),
+			"vendor":               str("Disk vendor; matches when the device's vendor contains it."),
+			"serial_number":        str("Disk serial number."),
+			"min_size_gigabytes":   schema.Int64Attribute{Optional: true, Description: "Smallest acceptable disk size in GiB."},
+			"wwn":                  str("World Wide Name."),
+			"wwn_with_extension":   str("World Wide Name with vendor extension."),
+			"wwn_vendor_extension": str("WWN vendor extension."),
+			"rotational":           schema.BoolAttribute{Optional: true, Description: "true for spinning disks, false for SSD/NVMe."},
+		},
+	}
+}
+
+// ironicInterfaces are the hardware interfaces a host may override.
+var ironicInterfaces = []string{"bios", "boot", "console", "deploy", "firmware", "inspect", "management", "network", "power", "raid", "rescue", "storage", "vendor"}
+
+// requiresReplaceOnceSet replaces the resource when a value that was set
+// changes (setting it the first time is made in place).
+func requiresReplaceOnceSet(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+	resp.RequiresReplace = !req.StateValue.IsNull() && req.StateValue.ValueString() != ""
+}
+
+// hostConfigValidator checks what needs several attributes at once, at plan
+// time: a way to reach the host, and the MAC rules.
+type hostConfigValidator struct{}
+
+func (hostConfigValidator) Description(context.Context) string {
+	return "checks the BMC, driver and MAC rules of a host"
+}
+func (v hostConfigValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (hostConfigValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m hostModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if m.BMC == nil && m.Driver.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("bmc"), "Missing BMC",
+			"Set bmc (an address and credentials) or driver with driver_info, so that Ironic can reach the host.")
+		return
+	}
+	mac := m.BootMACAddress
+	macMissing := mac.IsNull() || (!mac.IsUnknown() && mac.ValueString() == "")
+	if b := m.BMC; b != nil && !b.Address.IsUnknown() {
+		d, err := bmc.ParseAddress(b.Address.ValueString())
+		if err == nil && d.NeedsMAC && macMissing {
+			resp.Diagnostics.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
+				fmt.Sprintf("BMC address type %q needs boot_mac_address.", d.Type))
+		}
+		if b.Password.IsNull() && b.PasswordWO.IsNull() && !b.Password.IsUnknown() && !b.PasswordWO.IsUnknown() {
+			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("password"), "Missing BMC password", "Set bmc.password or bmc.password_wo.")
+		}
+		if !b.Password.IsNull() && !b.PasswordWO.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("password_wo"), "Conflicting BMC passwords", "Set either bmc.password or bmc.password_wo, not both.")
+		}
+		if !b.PasswordWO.IsNull() && b.PasswordWOVersion.IsNull() {
+			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("password_wo_version"), "Missing password_wo_version",
+				"bmc.password_wo needs bmc.password_wo_version, which tells the provider when to send it again.")
+		}
+	}
+	if m.Inspection.ValueString() == "disabled" && macMissing {
+		resp.Diagnostics.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
+			"inspection = \"disabled\" needs boot_mac_address: without inspection Ironic learns no NIC.")
+	}
+}
+
+// preflight checks the BMC before the host is registered, where the
+// provider can (Redfish-family addresses, check_credentials on).
+func (r *hostResource) preflight(ctx context.Context, m *hostModel, access lifecycle.BMCAccess) error {
+	if m.BMC == nil || !m.BMC.CheckCredentials.ValueBool() || r.clients.CheckBMC == nil {
+		return nil
+	}
+	tflog.Debug(ctx, "checking BMC credentials", map[string]any{"bmc": bmc.RedactAddress(access.Address)})
+	return r.clients.CheckBMC(ctx, access)
+}
+
+func isNotRegistered(err error) bool { return errors.Is(err, lifecycle.ErrNotRegistered) }

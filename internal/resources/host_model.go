@@ -1,0 +1,262 @@
+package resources
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// hostModel is baremetal_host's state.
+type hostModel struct {
+	ID                    types.String    `tfsdk:"id"`
+	Name                  types.String    `tfsdk:"name"`
+	BMC                   *bmcModel       `tfsdk:"bmc"`
+	Driver                types.String    `tfsdk:"driver"`
+	DriverInfo            types.Map       `tfsdk:"driver_info"`
+	DriverSecrets         types.Map       `tfsdk:"driver_secrets"`
+	Interfaces            types.Map       `tfsdk:"interfaces"`
+	BootMACAddress        types.String    `tfsdk:"boot_mac_address"`
+	BootMode              types.String    `tfsdk:"boot_mode"`
+	RootDeviceHints       *rootHintsModel `tfsdk:"root_device_hints"`
+	Online                types.Bool      `tfsdk:"online"`
+	AutomatedCleaningMode types.String    `tfsdk:"automated_cleaning_mode"`
+	Inspection            types.String    `tfsdk:"inspection"`
+	ExternallyProvisioned types.Bool      `tfsdk:"externally_provisioned"`
+	Labels                types.Map       `tfsdk:"labels"`
+	ResourceClass         types.String    `tfsdk:"resource_class"`
+	Traits                types.Set       `tfsdk:"traits"`
+	ConductorGroup        types.String    `tfsdk:"conductor_group"`
+	Timeouts              timeouts.Value  `tfsdk:"timeouts"`
+
+	ProvisioningState types.String `tfsdk:"provisioning_state"`
+	IronicState       types.String `tfsdk:"ironic_state"`
+	OperationalStatus types.String `tfsdk:"operational_status"`
+	ErrorType         types.String `tfsdk:"error_type"`
+	ErrorMessage      types.String `tfsdk:"error_message"`
+	ErrorCount        types.Int64  `tfsdk:"error_count"`
+	PoweredOn         types.Bool   `tfsdk:"powered_on"`
+	LastUpdated       types.String `tfsdk:"last_updated"`
+}
+
+// bmcModel is the host's bmc block.
+type bmcModel struct {
+	Address                        types.String `tfsdk:"address"`
+	Username                       types.String `tfsdk:"username"`
+	Password                       types.String `tfsdk:"password"`
+	PasswordWO                     types.String `tfsdk:"password_wo"`
+	PasswordWOVersion              types.String `tfsdk:"password_wo_version"`
+	DisableCertificateVerification types.Bool   `tfsdk:"disable_certificate_verification"`
+	CheckCredentials               types.Bool   `tfsdk:"check_credentials"`
+}
+
+// rootHintsModel is BMO's root device hints.
+type rootHintsModel struct {
+	DeviceName         types.String `tfsdk:"device_name"`
+	HCTL               types.String `tfsdk:"hctl"`
+	Model              types.String `tfsdk:"model"`
+	Vendor             types.String `tfsdk:"vendor"`
+	SerialNumber       types.String `tfsdk:"serial_number"`
+	MinSizeGigabytes   types.Int64  `tfsdk:"min_size_gigabytes"`
+	WWN                types.String `tfsdk:"wwn"`
+	WWNWithExtension   types.String `tfsdk:"wwn_with_extension"`
+	WWNVendorExtension types.String `tfsdk:"wwn_vendor_extension"`
+	Rotational         types.Bool   `tfsdk:"rotational"`
+}
+
+func (r *rootHintsModel) hints() *lifecycle.RootDeviceHints {
+	if r == nil {
+		return nil
+	}
+	h := &lifecycle.RootDeviceHints{
+		DeviceName: r.DeviceName.ValueString(), HCTL: r.HCTL.ValueString(), Model: r.Model.ValueString(),
+		Vendor: r.Vendor.ValueString(), SerialNumber: r.SerialNumber.ValueString(),
+		MinSizeGigabytes: int(r.MinSizeGigabytes.ValueInt64()), WWN: r.WWN.ValueString(),
+		WWNWithExtension: r.WWNWithExtension.ValueString(), WWNVendorExtension: r.WWNVendorExtension.ValueString(),
+	}
+	if !r.Rotational.IsNull() && !r.Rotational.IsUnknown() {
+		b := r.Rotational.ValueBool()
+		h.Rotational = &b
+	}
+	if h.IsZero() {
+		return nil
+	}
+	return h
+}
+
+// password returns the BMC password: the write-only one from configuration
+// when given, else the stored one.
+func (b *bmcModel) password(configPasswordWO types.String) string {
+	if !configPasswordWO.IsNull() && !configPasswordWO.IsUnknown() {
+		return configPasswordWO.ValueString()
+	}
+	return b.Password.ValueString()
+}
+
+// access builds the BMC access: from the bmc block's address when set,
+// refined or replaced by driver, driver_info, driver_secrets and
+// interfaces. passwordWO is the write-only password from configuration
+// (null outside Create and Update). CredentialsVersion never depends on the
+// write-only password itself, only on password_wo_version, so that a state
+// read back without it compares equal.
+func (m *hostModel) access(ctx context.Context, passwordWO types.String) (lifecycle.BMCAccess, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var a lifecycle.BMCAccess
+	version := struct {
+		BMC, Driver string
+		Info        map[string]any
+	}{}
+	if b := m.BMC; b != nil {
+		d, err := bmc.ParseAddress(b.Address.ValueString())
+		if err != nil {
+			diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
+			return a, diags
+		}
+		a = d.Access(b.Username.ValueString(), b.password(passwordWO), b.DisableCertificateVerification.ValueBool())
+		secret := b.Password.ValueString()
+		if !b.PasswordWOVersion.IsNull() {
+			secret = "write-only version " + b.PasswordWOVersion.ValueString()
+		}
+		version.BMC = bmc.CredentialsVersion(b.Address.ValueString(), b.Username.ValueString(), secret,
+			b.DisableCertificateVerification.ValueBool())
+	}
+	if !m.Driver.IsNull() {
+		a.Driver = m.Driver.ValueString()
+		version.Driver = a.Driver
+		if a.Address == "" {
+			a.Address = a.Driver
+		}
+	}
+	if a.DriverInfo == nil {
+		a.DriverInfo = map[string]any{}
+	}
+	version.Info = map[string]any{}
+	for _, src := range []types.Map{m.DriverInfo, m.DriverSecrets} {
+		var kv map[string]string
+		diags.Append(src.ElementsAs(ctx, &kv, false)...)
+		for k, v := range kv {
+			a.DriverInfo[k] = v
+			version.Info[k] = v
+		}
+	}
+	var ifaces map[string]string
+	diags.Append(m.Interfaces.ElementsAs(ctx, &ifaces, false)...)
+	if len(ifaces) > 0 && a.Interfaces == nil {
+		a.Interfaces = map[string]string{}
+	}
+	for k, v := range ifaces {
+		a.Interfaces[k+"_interface"] = v
+	}
+	raw, _ := json.Marshal(version)
+	sum := sha256.Sum256(raw)
+	a.CredentialsVersion = hex.EncodeToString(sum[:])
+	return a, diags
+}
+
+// spec builds the host spec from the model.
+func (m *hostModel) spec(ctx context.Context, passwordWO types.String) (lifecycle.HostSpec, diag.Diagnostics) {
+	access, diags := m.access(ctx, passwordWO)
+	s := lifecycle.HostSpec{
+		Name:                  m.Name.ValueString(),
+		BMC:                   access,
+		BootMACAddress:        m.BootMACAddress.ValueString(),
+		BootMode:              lifecycle.BootMode(m.BootMode.ValueString()),
+		RootDeviceHints:       m.RootDeviceHints.hints(),
+		Online:                m.Online.ValueBool(),
+		ExternallyProvisioned: m.ExternallyProvisioned.ValueBool(),
+		InspectionDisabled:    m.Inspection.ValueString() == "disabled",
+		AutomatedCleaningMode: m.AutomatedCleaningMode.ValueString(),
+		ResourceClass:         m.ResourceClass.ValueString(),
+		ConductorGroup:        m.ConductorGroup.ValueString(),
+	}
+	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
+		diags.Append(m.Labels.ElementsAs(ctx, &s.Labels, false)...)
+	}
+	if !m.Traits.IsNull() && !m.Traits.IsUnknown() {
+		diags.Append(m.Traits.ElementsAs(ctx, &s.Traits, false)...)
+		sort.Strings(s.Traits)
+	}
+	return s, diags
+}
+
+// setStatus copies the lifecycle status and the observation into the
+// computed attributes.
+func (m *hostModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observation) {
+	if h.Status.ID != "" {
+		m.ID = types.StringValue(h.Status.ID)
+	}
+	m.ProvisioningState = types.StringValue(string(h.Status.State))
+	m.OperationalStatus = types.StringValue(string(h.Status.OperationalStatus))
+	m.ErrorType = types.StringValue(string(h.Status.ErrorType))
+	m.ErrorMessage = types.StringValue(h.Status.ErrorMessage)
+	m.ErrorCount = types.Int64Value(int64(h.Status.ErrorCount))
+	m.PoweredOn = types.BoolValue(h.Status.PoweredOn)
+	m.LastUpdated = types.StringValue(timeString(h.Status.LastUpdated))
+	m.IronicState = types.StringValue("")
+	if obs != nil && obs.Exists {
+		m.IronicState = types.StringValue(obs.ProvisionState)
+		if obs.PoweredOn != nil {
+			m.PoweredOn = types.BoolValue(*obs.PoweredOn)
+		}
+		if m.LastUpdated.ValueString() == "" {
+			m.LastUpdated = types.StringValue(timeString(obs.UpdatedAt))
+		}
+	}
+}
+
+// status rebuilds the lifecycle status that the state holds.
+func (m *hostModel) status() lifecycle.HostStatus {
+	st := lifecycle.HostStatus{
+		ID:                      m.ID.ValueString(),
+		State:                   lifecycle.State(m.ProvisioningState.ValueString()),
+		OperationalStatus:       lifecycle.OperationalStatus(m.OperationalStatus.ValueString()),
+		ErrorType:               lifecycle.ErrorType(m.ErrorType.ValueString()),
+		ErrorMessage:            m.ErrorMessage.ValueString(),
+		ErrorCount:              int(m.ErrorCount.ValueInt64()),
+		PoweredOn:               m.PoweredOn.ValueBool(),
+		PreparedRootDeviceHints: m.RootDeviceHints.hints(),
+	}
+	return st
+}
+
+// readObserved copies what Ironic says about fields the user may change
+// behind Terraform's back (labels, resource class, traits), so a plan shows
+// the drift. Fields the user left unset stay unset.
+func (m *hostModel) readObserved(obs lifecycle.Observation) {
+	m.Name = types.StringValue(obs.Name)
+	if !m.Labels.IsNull() || len(obs.Labels) > 0 {
+		m.Labels = stringMap(obs.Labels)
+	}
+	if !m.ResourceClass.IsNull() || obs.ResourceClass != "" {
+		m.ResourceClass = types.StringValue(obs.ResourceClass)
+	}
+	if !m.Traits.IsNull() || len(obs.Traits) > 0 {
+		m.Traits = stringSet(obs.Traits)
+	}
+}
+
+func stringMap(m map[string]string) types.Map {
+	el := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		el[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, el)
+}
+
+func stringSet(s []string) types.Set {
+	el := make([]attr.Value, 0, len(s))
+	for _, v := range s {
+		el = append(el, types.StringValue(v))
+	}
+	return types.SetValueMust(types.StringType, el)
+}

@@ -1,0 +1,68 @@
+// Package resources is the Terraform glue of the provider's resources:
+// schemas, typed models, plan modifiers and import. Each CRUD method turns
+// its model into a lifecycle.Host and calls the state machine; no resource
+// talks to Ironic or a BMC directly.
+package resources
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// All lists the provider's resources.
+func All() []func() resource.Resource {
+	return []func() resource.Resource{
+		NewHost,
+		NewDeployment,
+		NewHostClaim,
+	}
+}
+
+// clientsFrom unpacks the provider's Clients in Configure.
+func clientsFrom(data any, diags *diag.Diagnostics) *lifecycle.Clients {
+	if data == nil { // the provider is not configured yet (validation)
+		return nil
+	}
+	c, ok := data.(*lifecycle.Clients)
+	if !ok {
+		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *lifecycle.Clients, got %T", data))
+		return nil
+	}
+	return c
+}
+
+// TFLog is the lifecycle.Logger that writes progress through tflog.
+type TFLog struct{}
+
+// Log writes msg with fields at INFO level.
+func (TFLog) Log(ctx context.Context, msg string, fields map[string]any) {
+	tflog.Info(ctx, msg, fields)
+}
+
+// hostErrorDiag turns a Converge error into a diagnostic whose summary names
+// the host and whose detail carries the state, verb and last_error.
+func hostErrorDiag(diags *diag.Diagnostics, action string, err error) {
+	diags.AddError(fmt.Sprintf("%s failed", action), err.Error())
+}
+
+const (
+	defaultCreateTimeout = 60 * time.Minute
+	defaultUpdateTimeout = 60 * time.Minute
+	defaultDeleteTimeout = 60 * time.Minute
+	// refreshTimeout bounds one Read.
+	refreshTimeout = 5 * time.Minute
+)
+
+func timeString(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -75,6 +75,10 @@ http_url = http://127.0.0.1:8088
 tftp_root = $dir/tftpboot
 [conductor]
 sync_power_state_interval = 10
+[redfish]
+# Fail fast on BMCs that are not there (the default retries for minutes).
+connection_attempts = 2
+connection_retry_interval = 1
 [fake]
 ${IRONIC_FAKE_OPTS:-}
 CONF

@@ -42,6 +42,9 @@ func (s settings) ironicConfig() ironic.Config {
 	return c
 }
 
+// backoffUnit scales the state machine's failure backoff (BMO: a minute).
+const backoffUnit = 10 * time.Second
+
 // newClients connects to Ironic and builds what every resource shares: one
 // watcher, one provisioner, one state machine with one capacity gate.
 func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
@@ -58,6 +61,12 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 			Clock: lifecycle.SystemClock{},
 			Gate:  lifecycle.NewGate(s.MaxConcurrent),
 			Log:   resources.TFLog{},
+			// BMO backs off 2^n minutes between failed attempts: right for
+			// a controller that reconciles forever, too slow for a person
+			// waiting on an apply. The rules and the doubling are BMO's;
+			// the unit is shorter, so the delete rules' forward progress
+			// gives up within minutes, not half an hour.
+			BackoffUnit: backoffUnit,
 		},
 		Catalog:  ironic.NewCatalog(conn.Client),
 		CheckBMC: bmc.CheckAccess,

@@ -127,6 +127,7 @@ func nodeHas(t *testing.T, name string, check func(*nodes.Node) error) resource.
 func TestAccHost_deletedOutside(t *testing.T) {
 	name := acctest.Name("acc-gone")
 	sc := acctest.Ironic(t)
+	mac := acctest.MAC()
 	var id string
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -134,7 +135,7 @@ func TestAccHost_deletedOutside(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: fakeHost(name, `  inspection = "disabled"
-  boot_mac_address = "`+acctest.MAC()+`"`),
+  boot_mac_address = "`+mac+`"`),
 				Check: func(s *terraform.State) error {
 					id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
 					return nil
@@ -142,7 +143,8 @@ func TestAccHost_deletedOutside(t *testing.T) {
 			},
 			{
 				PreConfig: func() { acctest.DeleteNodeNamed(t, sc, name) },
-				Config:    fakeHost(name, `  inspection = "disabled"`),
+				Config: fakeHost(name, `  inspection = "disabled"
+  boot_mac_address = "`+mac+`"`),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 					func(s *terraform.State) error {

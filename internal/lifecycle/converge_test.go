@@ -426,3 +426,28 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A deployment moves a host it does not own: no registration (it has no
+// credentials), and its root device hints do not send the host through
+// preparing.
+func TestConvergeRegisteredElsewhere(t *testing.T) {
+	e := newEnv()
+	h := newHost(StateAvailable)
+	h.Spec.BMC = BMCAccess{}
+	h.Spec.RegisteredElsewhere = true
+	h.Spec.RootDeviceHints = &RootDeviceHints{DeviceName: "/dev/sdb"}
+	h.Spec.Image = &Image{URL: "http://example.com/img.qcow2", Checksum: "abc"}
+	h.Spec.Online = true
+	e.prov.always("PowerOn", provReply{})
+	if err := e.m.Converge(context.Background(), h, ConvergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if h.Status.State != StateProvisioned {
+		t.Fatalf("state = %q, want provisioned", h.Status.State)
+	}
+	for _, c := range strings.Split(e.prov.methods(), ",") {
+		if c == "Register" || c == "Prepare" {
+			t.Errorf("%s called for a host registered elsewhere: %s", c, e.prov.methods())
+		}
+	}
+}

@@ -323,6 +323,9 @@ func (p *pass) managePower(ctx context.Context) StepResult {
 // unprepared reports whether preparing has to run again: the root device
 // hints or the firmware settings differ from what it last applied.
 func unprepared(h *Host) bool {
+	if h.Spec.RegisteredElsewhere {
+		return false
+	}
 	hintsChanged := !hintsEqual(h.Spec.RootDeviceHints, h.Status.PreparedRootDeviceHints)
 	firmwareChanged := len(h.Spec.FirmwareSettings) > 0 && !maps.Equal(h.Spec.FirmwareSettings, h.Status.AppliedFirmware)
 	return hintsChanged || firmwareChanged

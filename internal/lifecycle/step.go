@@ -292,6 +292,9 @@ func (p *pass) ensureRegistered(ctx context.Context) (StepResult, bool) {
 	case StateNone, StateUnmanaged, StateDeleting, StateDeleted:
 		return StepResult{}, false
 	}
+	if h.Spec.RegisteredElsewhere && h.Status.ID != "" {
+		return StepResult{}, false
+	}
 	if !p.haveCreds {
 		if h.Deleting {
 			// BMO goes on with empty credentials while deleting and

@@ -160,6 +160,15 @@ type HostSpec struct {
 	FirmwareSettings map[string]string
 	// MaxProvisioningRetries is --max-provisioning-retries (default 5).
 	MaxProvisioningRetries int
+
+	// RegisteredElsewhere says that another owner (the baremetal_host
+	// resource) holds the node's registration: its BMC credentials,
+	// labels and preparation settings. A spec with it set only moves an
+	// already registered node through states (a deployment does this):
+	// Register is not called, and the root device hints and firmware
+	// settings never send the host back through preparing. Metal3 has one
+	// object per host; Terraform splits it into resources.
+	RegisteredElsewhere bool
 }
 
 // HostStatus is what the state machine knows (BMO's BareMetalHost status).

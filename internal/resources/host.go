@@ -337,9 +337,11 @@ func (r *hostResource) observeInto(ctx context.Context, h *lifecycle.Host) error
 	if obs.PoweredOn != nil {
 		h.Status.PoweredOn = *obs.PoweredOn
 	}
-	h.Status.DeployedImage = obs.DeployedImage
-	h.Spec.Image = obs.DeployedImage
-	if obs.DeployedImage != nil {
+	// Only a deployed (or deploying) host keeps its image: a failed deploy
+	// can leave image fields in instance_info of an available node.
+	if obs.State == lifecycle.StateProvisioned || obs.State == lifecycle.StateProvisioning {
+		h.Status.DeployedImage = obs.DeployedImage
+		h.Spec.Image = obs.DeployedImage
 		h.Spec.Online = true
 	}
 	return nil

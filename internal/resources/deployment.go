@@ -1,0 +1,428 @@
+package resources
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+)
+
+// NewDeployment returns the baremetal_deployment resource.
+func NewDeployment() resource.Resource { return &deploymentResource{} }
+
+// deploymentResource is BMO's spec.image/userData/metaData/networkData on
+// a host that the baremetal_host resource registered: Create provisions
+// (provisioning -> provisioned), Delete deprovisions (deprovisioning,
+// cleaning -> available, powered off). Every input replaces the deployment.
+type deploymentResource struct {
+	clients *lifecycle.Clients
+}
+
+var _ resource.ResourceWithConfigValidators = (*deploymentResource)(nil)
+
+func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_deployment"
+}
+
+func (r *deploymentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	replaceString := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	hints := rootDeviceHintsSchema("Overrides the host's root device hints for this deployment only " +
+		"(written to Ironic's `instance_info.root_device`). Changing it replaces the deployment.")
+	hints.PlanModifiers = []planmodifier.Object{objectplanmodifier.RequiresReplace()}
+
+	resp.Schema = schema.Schema{
+		Description: "An operating system deployed on a `baremetal_host`, as the Metal3 Bare Metal Operator deploys a " +
+			"BareMetalHost's `spec.image`: the host goes `provisioning` -> `provisioned`, with a config drive built from " +
+			"`user_data`, `meta_data` and `network_data` (a live ISO boots with Ironic's ramdisk deploy and no config drive). " +
+			"A failed deploy is retried up to `provisioning_retries` times, then reported with Ironic's last_error; the host " +
+			"is deprovisioned and kept. Every input except `provisioning_retries` and `timeouts` replaces the deployment " +
+			"(deprovision, then provision). Destroy deprovisions the host (undeploy, then Ironic's cleaning) back to " +
+			"`available`, powered off; the host itself stays. A host found no longer deployed, or running another image, " +
+			"plans a new deployment.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The host's Ironic node UUID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"host_id": schema.StringAttribute{
+				Required: true,
+				Description: "The host to deploy: a `baremetal_host`'s `id` (or its name). It must be `available`. " +
+					"Changing it replaces the deployment.",
+				PlanModifiers: replaceString,
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"image": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "The image to write to the host's root disk (BMO `spec.image`). The checksum rules are checked " +
+					"at plan time: `oci://` images must not have a checksum, `live-iso` images need none, every other image " +
+					"requires one. Changing it replaces the deployment.",
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Validators:    []validator.Object{validators.Image()},
+				Attributes: map[string]schema.Attribute{
+					"url": schema.StringAttribute{
+						Required:    true,
+						Description: "Where Ironic downloads the image: `http://`, `https://`, `file://` (on the conductor) or `oci://`.",
+					},
+					"checksum": schema.StringAttribute{
+						Optional: true,
+						Description: "The image's digest (hex), or the URL of a checksum file. Required except for `oci://` " +
+							"images (which must not have one) and `live-iso` images (which need none).",
+					},
+					"checksum_type": schema.StringAttribute{
+						Optional: true, Computed: true, Default: stringdefault.StaticString("auto"),
+						Description: "`auto` (default: Ironic detects it), `md5`, `sha256` or `sha512`. With a type, the " +
+							"digest's length must match it.",
+						Validators: []validator.String{stringvalidator.OneOf(validators.ChecksumTypes...)},
+					},
+					"format": schema.StringAttribute{
+						Optional: true,
+						Description: "`raw`, `qcow2`, `vdi`, `vmdk` or `live-iso`. Unset, Ironic detects it. `live-iso` boots " +
+							"the ISO with Ironic's ramdisk deploy instead of writing it to disk, without a config drive.",
+						Validators: []validator.String{stringvalidator.OneOf(validators.ImageFormats...)},
+					},
+				},
+			},
+			"custom_deploy": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "BMO `spec.customDeploy`: deploy with Ironic's `custom-agent` deploy interface and this deploy " +
+					"step (priority 80) instead of writing an image. Changing it replaces the deployment.",
+				PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+				Attributes: map[string]schema.Attribute{
+					"method": schema.StringAttribute{
+						Required:    true,
+						Description: "The deploy step the ramdisk runs, e.g. `install_coreos`.",
+						Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+				},
+			},
+			"user_data": schema.StringAttribute{
+				Optional: true, Sensitive: true,
+				Description: "User data for the config drive (cloud-init, Ignition, ...). Sensitive, but kept in state. " +
+					"Changing it replaces the deployment.",
+				PlanModifiers: replaceString,
+			},
+			"meta_data": schema.MapAttribute{
+				Optional: true, ElementType: types.StringType,
+				Description: "Keys added to the config drive's meta_data, over the defaults `uuid` (the node UUID), " +
+					"`metal3-name`, `name`, `local-hostname` and `local_hostname` (the host's name). Changing it replaces the deployment.",
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+			},
+			"network_data": schema.StringAttribute{
+				Optional: true,
+				Description: "OpenStack network_data.json for the config drive, as a JSON object (e.g. from the " +
+					"`baremetal_network_data` data source or `jsonencode`). Checked at plan time. Changing it replaces the deployment.",
+				PlanModifiers: replaceString,
+				Validators:    []validator.String{validators.JSONObject()},
+			},
+			"root_device_hints": hints,
+			"provisioning_retries": schema.Int64Attribute{
+				Optional: true, Computed: true, Default: int64default.StaticInt64(defaultProvisioningRetries),
+				Description: "How many failed deploy attempts are retried before the apply fails (BMO's " +
+					"`--max-provisioning-retries`, default 5). Each retry first deprovisions the host, then waits the " +
+					"operator's failure backoff (1-2 backoff units, one minute by default). Set 0 to fail on the first failure.",
+				Validators: []validator.Int64{int64validator.Between(0, 20)},
+			},
+			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+
+			"provisioning_state": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The host's Bare Metal Operator state: `provisioned` once deployed.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"deployed_image": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The URL of the image Ironic reports deployed (empty for a custom deploy without image).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"provider_id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "`baremetal://<node uuid>`, for a Kubernetes Node's `spec.providerID`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"host_name": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The host's name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+		},
+	}
+}
+
+func (r *deploymentResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.AtLeastOneOf(path.MatchRoot("image"), path.MatchRoot("custom_deploy")),
+		liveISODataValidator{},
+	}
+}
+
+// liveISODataValidator warns that a live ISO gets no config drive.
+type liveISODataValidator struct{}
+
+func (liveISODataValidator) Description(context.Context) string {
+	return "warns that user_data, meta_data and network_data are not used with a live-iso image"
+}
+func (v liveISODataValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (liveISODataValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var format types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("image").AtName("format"), &format)...)
+	if resp.Diagnostics.HasError() || format.ValueString() != "live-iso" {
+		return
+	}
+	var cd types.Object
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("custom_deploy"), &cd)...)
+	if !cd.IsNull() {
+		return // a custom deploy gets a config drive
+	}
+	var userData, networkData types.String
+	var metaData types.Map
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("user_data"), &userData)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("meta_data"), &metaData)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("network_data"), &networkData)...)
+	for name, isSet := range map[string]bool{
+		"user_data": !userData.IsNull(), "meta_data": !metaData.IsNull(), "network_data": !networkData.IsNull(),
+	} {
+		if isSet {
+			resp.Diagnostics.AddAttributeWarning(path.Root(name), "Not used with a live ISO",
+				"A live-iso image boots with Ironic's ramdisk deploy and gets no config drive: "+name+" is not used.")
+		}
+	}
+}
+
+func (r *deploymentResource) machine() *lifecycle.Machine { return r.clients.Machine }
+
+func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan deploymentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ref := plan.HostID.ValueString()
+	ctx = tflog.SetField(ctx, "host", ref)
+
+	// Observe looks the host up by UUID or name.
+	obs, err := r.machine().Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: ref}})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Reading host "+ref, err.Error())
+		return
+	}
+	if !obs.Exists {
+		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found",
+			fmt.Sprintf("No Ironic node has the UUID or name %q: create it with baremetal_host first.", ref))
+		return
+	}
+	resuming := plan.resumable(obs)
+	if obs.State != lifecycle.StateAvailable && !resuming {
+		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not available",
+			fmt.Sprintf("Host %q (node %s) is %q (Ironic provision state %q): the Bare Metal Operator only provisions hosts that are available.",
+				obs.Name, obs.ID, string(obs.State), obs.ProvisionState))
+		return
+	}
+
+	h, diags := plan.deployHost(ctx, obs)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if resuming {
+		// An apply was interrupted before it could save the deployment:
+		// carry on with it instead of failing on a busy host.
+		tflog.Info(ctx, "host is already being deployed with this image; resuming", map[string]any{
+			"host": obs.Name, "state": string(obs.State), "provision_state": obs.ProvisionState,
+		})
+		if obs.State == lifecycle.StateProvisioned {
+			h.Status.DeployedImage = h.Spec.Image
+			h.Status.DeployedCustomDeploy = h.Spec.CustomDeploy
+		}
+	}
+	ctx = tflog.SetField(ctx, "host", h.Spec.Name)
+	err = r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{Retries: plan.retries()})
+	// Save before anything else: the deployment is tracked (tainted on
+	// error), never lost.
+	r.save(ctx, h, &plan, &resp.State, &resp.Diagnostics)
+	if err == nil {
+		return
+	}
+	hostErrorDiag(&resp.Diagnostics, deployAction(h, plan.Image.image()), err)
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// Cut short (timeout or interrupt): leave the host as it is; the
+		// tainted deployment is deprovisioned by the next apply.
+		return
+	}
+	if !deployedStates[h.Status.State] && h.Status.State != lifecycle.StateDeprovisioning {
+		return // failed before provisioning started: nothing to undo
+	}
+	// A failed deploy leaves the host deprovisioned (BMO goes
+	// provisioning -> deprovisioning -> available on a failure). A
+	// failing clean-up is not retried here: the deployment is tainted,
+	// and the next apply's destroy retries it.
+	cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), defaultDeleteTimeout)
+	defer cancelClean()
+	if cerr := r.undeploy(cleanCtx, h, plan.customDeployMethod(), 0); cerr != nil {
+		hostErrorDiag(&resp.Diagnostics, "Deprovisioning host "+h.Spec.Name+" after the failed deploy", cerr)
+	}
+	r.save(cleanCtx, h, &plan, &resp.State, &resp.Diagnostics)
+}
+
+// deployAction names the failed action for the error summary: the host
+// and the image.
+func deployAction(h *lifecycle.Host, img *lifecycle.Image) string {
+	what := "custom deploy " + h.Spec.CustomDeploy
+	if img != nil {
+		what = "image " + img.URL
+	}
+	return fmt.Sprintf("Deploying %s on host %s", what, h.Spec.Name)
+}
+
+// undeploy converges h (a host whose deploy failed or that is deployed) to
+// no image, powered off: deprovisioning, then available, retrying up to
+// retries failures. h is updated in place.
+func (r *deploymentResource) undeploy(ctx context.Context, h *lifecycle.Host, customDeploy string, retries int) error {
+	h.Spec.Image = nil
+	h.Spec.CustomDeploy = ""
+	h.Spec.UserData, h.Spec.MetaData, h.Spec.NetworkData = "", nil, nil
+	h.Spec.RootDeviceHints = nil
+	h.Spec.Online = false
+	if h.Status.State == lifecycle.StateProvisioned && h.Status.DeployedCustomDeploy == "" {
+		h.Status.DeployedCustomDeploy = customDeploy
+	}
+	return r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{Retries: retries})
+}
+
+// save writes the model with the host's computed attributes, read back
+// from Ironic where possible. h is not changed.
+func (r *deploymentResource) save(ctx context.Context, h *lifecycle.Host, m *deploymentModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	if h.Status.ID == "" {
+		return
+	}
+	obs, err := r.machine().Prov.Observe(ctx, h)
+	if err != nil {
+		tflog.Warn(ctx, "could not read the host back", map[string]any{"error": err.Error()})
+		m.setComputed(h, nil)
+	} else {
+		m.setComputed(h, &obs)
+	}
+	diags.Append(state.Set(ctx, m)...)
+}
+
+func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state deploymentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	h := &lifecycle.Host{
+		Spec:   lifecycle.HostSpec{Name: state.HostName.ValueString()},
+		Status: lifecycle.HostStatus{ID: state.ID.ValueString(), State: lifecycle.State(state.ProvisioningState.ValueString())},
+	}
+	obs, err := r.machine().Prov.Observe(ctx, h)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading deployment on host "+state.HostName.ValueString(), err.Error())
+		return
+	}
+	if !obs.Exists {
+		tflog.Warn(ctx, "host no longer exists in Ironic; removing the deployment from state",
+			map[string]any{"host": state.HostName.ValueString(), "node": state.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if why := state.drifted(obs); why != "" {
+		tflog.Warn(ctx, "deployment no longer on the host; removing it from state so that a plan deploys again",
+			map[string]any{"host": obs.Name, "node": obs.ID, "reason": why})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	h.Status.ID = obs.ID
+	h.Status.State = obs.State
+	state.setComputed(h, &obs)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Update only records provisioning_retries and timeouts: every other input
+// replaces the deployment.
+func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state deploymentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID, plan.ProviderID, plan.HostName = state.ID, state.ProviderID, state.HostName
+	plan.ProvisioningState, plan.DeployedImage = state.ProvisioningState, state.DeployedImage
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state deploymentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	name := state.HostName.ValueString()
+	ctx = tflog.SetField(ctx, "host", name)
+
+	prev := lifecycle.State(state.ProvisioningState.ValueString())
+	if prev == "" {
+		prev = lifecycle.StateProvisioned
+	}
+	obs, err := r.machine().Prov.Observe(ctx, &lifecycle.Host{
+		Spec:   lifecycle.HostSpec{Name: name},
+		Status: lifecycle.HostStatus{ID: state.ID.ValueString(), State: prev},
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Deprovisioning host "+name, err.Error())
+		return
+	}
+	if !obs.Exists {
+		tflog.Warn(ctx, "host no longer exists in Ironic; nothing to deprovision", map[string]any{"node": state.ID.ValueString()})
+		return
+	}
+	h := undeployHost(obs, state.customDeployMethod())
+	if err := r.undeploy(ctx, h, state.customDeployMethod(), deprovisionRetries); err != nil {
+		hostErrorDiag(&resp.Diagnostics, "Deprovisioning host "+h.Spec.Name, err)
+	}
+}

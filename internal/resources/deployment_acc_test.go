@@ -1,0 +1,339 @@
+package resources_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+)
+
+const (
+	depImageA = "http://127.0.0.1:8088/images/ubuntu-a.qcow2"
+	depImageB = "http://127.0.0.1:8088/images/ubuntu-b.qcow2"
+	depMD5    = "0123456789abcdef0123456789abcdef"
+)
+
+// depConfig is a fake-hardware host and, when deployment is not empty, a
+// baremetal_deployment on it.
+func depConfig(name, deployment string) string {
+	return fmt.Sprintf(`
+resource "baremetal_host" "test" {
+  name        = %q
+  driver      = "fake-hardware"
+  driver_info = {}
+}
+%s`, name, deployment)
+}
+
+func depImage(url, extra string) string {
+	return fmt.Sprintf(`
+resource "baremetal_deployment" "test" {
+  host_id = baremetal_host.test.id
+  image = {
+    url      = %q
+    checksum = %q
+    format   = "qcow2"
+  }
+  user_data    = "#cloud-config\nhostname: acc\n"
+  meta_data    = { role = "worker" }
+  network_data = jsonencode({ links = [], networks = [], services = [] })
+  provisioning_retries = 0
+%s
+}
+`, url, depMD5, extra)
+}
+
+// depNode reads the node named name straight from Ironic.
+func depNode(t *testing.T, sc *gophercloud.ServiceClient, name string) (*nodes.Node, error) {
+	t.Helper()
+	found := acctest.NodesNamed(t, sc, name)
+	if len(found) != 1 {
+		return nil, fmt.Errorf("%d Ironic nodes named %s, want exactly 1", len(found), name)
+	}
+	return nodes.Get(context.Background(), sc, found[0].UUID).Extract()
+}
+
+func depNodeCheck(t *testing.T, sc *gophercloud.ServiceClient, name string, check func(*nodes.Node) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		n, err := depNode(t, sc, name)
+		if err != nil {
+			return err
+		}
+		return check(n)
+	}
+}
+
+func depProvisionState(want string) func(*nodes.Node) error {
+	return func(n *nodes.Node) error {
+		if n.ProvisionState != want {
+			return fmt.Errorf("node %s is %q (last_error %q), want %q", n.Name, n.ProvisionState, n.LastError, want)
+		}
+		return nil
+	}
+}
+
+// depProviderID checks provider_id = baremetal://<host id>.
+func depProviderID(s *terraform.State) error {
+	host := s.RootModule().Resources["baremetal_host.test"].Primary.ID
+	dep := s.RootModule().Resources["baremetal_deployment.test"].Primary
+	if want := "baremetal://" + host; dep.Attributes["provider_id"] != want {
+		return fmt.Errorf("provider_id %q, want %q", dep.Attributes["provider_id"], want)
+	}
+	if dep.ID != host {
+		return fmt.Errorf("deployment id %q, want the host id %q", dep.ID, host)
+	}
+	return nil
+}
+
+func TestAccDeployment_lifecycle(t *testing.T) {
+	name := acctest.Name("acc-dep")
+	sc := acctest.Ironic(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{ // provisioning -> provisioned; the harness checks that a second plan is empty.
+				Config: depConfig(name, depImage(depImageA, "")),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "deployed_image", depImageA),
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "host_name", name),
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "image.checksum_type", "auto"),
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_retries", "0"),
+					depProviderID,
+					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+						if err := depProvisionState("active")(n); err != nil {
+							return err
+						}
+						if n.InstanceInfo["image_source"] != depImageA || n.InstanceInfo["image_checksum"] != depMD5 {
+							return fmt.Errorf("instance_info %v", n.InstanceInfo)
+						}
+						if n.PowerState != "power on" {
+							return fmt.Errorf("power_state %q, want power on", n.PowerState)
+						}
+						return nil
+					}),
+				),
+			},
+			{ // Nothing changes on a re-plan.
+				Config: depConfig(name, depImage(depImageA, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{ // A new image replaces the deployment on the same host.
+				Config: depConfig(name, depImage(depImageB, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionNoop),
+					},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "deployed_image", depImageB),
+					depProviderID,
+					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+						if err := depProvisionState("active")(n); err != nil {
+							return err
+						}
+						if n.InstanceInfo["image_source"] != depImageB {
+							return fmt.Errorf("image_source %v, want %s", n.InstanceInfo["image_source"], depImageB)
+						}
+						return nil
+					}),
+				),
+			},
+			{ // Destroying the deployment deprovisions the host, which stays.
+				// (baremetal_host's attributes were refreshed before the
+				// destroy: Ironic is the witness.)
+				Config: depConfig(name, ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+						if err := depProvisionState("available")(n); err != nil {
+							return err
+						}
+						if n.PowerState != "power off" {
+							return fmt.Errorf("power_state %q, want power off", n.PowerState)
+						}
+						if _, has := n.InstanceInfo["image_source"]; has {
+							return fmt.Errorf("instance_info still names an image: %v", n.InstanceInfo)
+						}
+						return nil
+					}),
+				),
+			},
+		},
+	})
+}
+
+// TestAccDeployment_failure: a live ISO needs a boot interface with the
+// ramdisk_boot capability, which fake-hardware's fake boot lacks, so
+// Ironic's validate rejects the deploy. The error names the host, the
+// state, the verb and Ironic's reason; the host is deprovisioned, kept and
+// can be deployed again.
+func TestAccDeployment_failure(t *testing.T) {
+	name := acctest.Name("acc-depfail")
+	sc := acctest.Ironic(t)
+	liveISO := `
+resource "baremetal_deployment" "test" {
+  host_id = baremetal_host.test.id
+  image = {
+    url    = "http://127.0.0.1:8088/images/live.iso"
+    format = "live-iso"
+  }
+  provisioning_retries = 0
+}
+`
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{ // The host alone first, so that the failure step only deploys.
+				Config: depConfig(name, ""),
+			},
+			{
+				Config: depConfig(name, liveISO),
+				ExpectError: regexp.MustCompile(`(?s)Deploying image http://127.0.0.1:8088/images/live.iso on host ` +
+					regexp.QuoteMeta(name) + `.*host "` + regexp.QuoteMeta(name) + `".*provisioning.*"validate".*ramdisk_boot`),
+			},
+			{ // The host survived, deprovisioned, and the failed deployment
+				// is gone from state (Read drops it: nothing is deployed).
+				Config: depConfig(name, ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						if _, has := s.RootModule().Resources["baremetal_deployment.test"]; has {
+							return fmt.Errorf("the failed deployment is still in state")
+						}
+						return nil
+					},
+					depNodeCheck(t, sc, name, depProvisionState("available")),
+				),
+			},
+			{ // And it deploys fine afterwards.
+				Config: depConfig(name, depImage(depImageA, "")),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					depNodeCheck(t, sc, name, depProvisionState("active")),
+				),
+			},
+		},
+	})
+}
+
+// depUndeployOutside undeploys the node behind Terraform's back and waits
+// until it is available again.
+func depUndeployOutside(t *testing.T, sc *gophercloud.ServiceClient, name string) {
+	t.Helper()
+	ctx := context.Background()
+	n, err := depNode(t, sc, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nodes.ChangeProvisionState(ctx, sc, n.UUID, nodes.ProvisionStateOpts{Target: nodes.TargetDeleted}).ExtractErr(); err != nil {
+		t.Fatalf("undeploy %s: %v", name, err)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		n, err = nodes.Get(ctx, sc, n.UUID).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch n.ProvisionState {
+		case "available":
+			return
+		case "clean failed", "error":
+			t.Fatalf("undeploy of %s ended in %q: %s", name, n.ProvisionState, n.LastError)
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Fatalf("node %s still %q after 3 minutes", name, n.ProvisionState)
+}
+
+// TestAccDeployment_drift: a host undeployed outside Terraform plans a new
+// deployment, and the apply deploys it again.
+func TestAccDeployment_drift(t *testing.T) {
+	name := acctest.Name("acc-depdrift")
+	sc := acctest.Ironic(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: depConfig(name, depImage(depImageA, "")),
+				Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			},
+			{
+				PreConfig: func() { depUndeployOutside(t, sc, name) },
+				Config:    depConfig(name, depImage(depImageA, "")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionCreate),
+					},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					depNodeCheck(t, sc, name, depProvisionState("active")),
+				),
+			},
+		},
+	})
+}
+
+// TestAccDeployment_planTimeErrors: the checksum rules, the URL scheme and
+// network_data fail at plan time, at the attribute.
+func TestAccDeployment_planTimeErrors(t *testing.T) {
+	name := acctest.Name("acc-depplan")
+	dep := func(image, extra string) string {
+		return depConfig(name, fmt.Sprintf(`
+resource "baremetal_deployment" "test" {
+  host_id = baremetal_host.test.id
+%s
+%s
+}
+`, image, extra))
+	}
+	cases := []struct {
+		config string
+		want   string
+	}{
+		{dep(`  image = { url = "http://h/i.qcow2" }`, ""), `Missing image checksum`},
+		{dep(`  image = {
+    url      = "oci://quay.io/org/os:1"
+    checksum = "`+strings.Repeat("a", 64)+`"
+  }`, ""), `Checksum not allowed for OCI images`},
+		{dep(`  image = {
+    url           = "http://h/i.qcow2"
+    checksum      = "`+depMD5+`"
+    checksum_type = "sha256"
+  }`, ""), `Checksum does not match its type`},
+		{dep(`  image = {
+    url      = "ftp://h/i.qcow2"
+    checksum = "`+depMD5+`"
+  }`, ""), `Unsupported image URL`},
+		{dep(`  image = {
+    url      = "http://h/i.qcow2"
+    checksum = "`+depMD5+`"
+  }`, `  network_data = "[1, 2]"`), `(?s)network_data.*JSON object`},
+		{dep("", `  user_data = "x"`), `(?s)At least one of these attributes must be configured`},
+	}
+	steps := make([]resource.TestStep, 0, len(cases))
+	for _, c := range cases {
+		steps = append(steps, resource.TestStep{Config: c.config, PlanOnly: true, ExpectError: regexp.MustCompile(c.want)})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps:                    steps,
+	})
+}

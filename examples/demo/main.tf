@@ -1,0 +1,138 @@
+# The Metal3 composition in Terraform: a pool of hosts registered by BMC
+# address, two of them claimed by label, their network data rendered from
+# the NICs inspection found, and an image deployed with cloud-init.
+#
+# scripts/demo.sh runs it against a local Ironic and the project's Redfish
+# BMC simulator; point bmc_base at real BMCs to use it for real.
+
+terraform {
+  required_providers {
+    baremetal = {
+      source = "baremetal-tf/baremetal"
+    }
+  }
+}
+
+provider "baremetal" {}
+
+variable "bmc_base" {
+  description = "Redfish service of the BMCs; system N is <bmc_base>/redfish/v1/Systems/sys-N."
+  type        = string
+  default     = "redfish+http://127.0.0.1:8000"
+}
+
+variable "bmc_password" {
+  type      = string
+  sensitive = true
+  default   = "password"
+}
+
+variable "pool_size" {
+  type    = number
+  default = 3
+}
+
+variable "workers" {
+  type    = number
+  default = 2
+}
+
+locals {
+  bmc = { for i in range(var.pool_size) : "demo-${i}" => "${var.bmc_base}/redfish/v1/Systems/sys-${i}" }
+}
+
+resource "baremetal_host" "pool" {
+  for_each = local.bmc
+
+  name   = each.key
+  labels = { role = "worker", rack = "r1" }
+
+  bmc = {
+    address  = each.value
+    username = "admin"
+    password = var.bmc_password
+  }
+
+  # Redfish power, management and inspection talk to the BMC; boot and
+  # deploy are Ironic's fake interfaces, since no agent ramdisk runs here.
+  driver = "fake-hardware"
+  interfaces = {
+    boot       = "fake"
+    deploy     = "fake"
+    power      = "redfish"
+    management = "redfish"
+    inspect    = "redfish"
+    bios       = "fake"
+    raid       = "fake"
+    vendor     = "fake"
+  }
+}
+
+resource "baremetal_host_claim" "worker" {
+  count = var.workers
+
+  name = "demo-worker-${count.index}"
+  labels = {
+    match_labels = { role = "worker" }
+  }
+  min_cpus = 8
+
+  depends_on = [baremetal_host.pool]
+}
+
+data "baremetal_hardware" "worker" {
+  count = var.workers
+
+  host_id = baremetal_host_claim.worker[count.index].host_id
+  bmc = {
+    address  = local.bmc[baremetal_host_claim.worker[count.index].host_name]
+    username = "admin"
+    password = var.bmc_password
+  }
+}
+
+data "baremetal_network_data" "worker" {
+  count = var.workers
+
+  host_id = baremetal_host_claim.worker[count.index].host_id
+  nics    = { for nic in data.baremetal_hardware.worker[count.index].nics : nic.name => nic.mac if nic.name != "" }
+
+  links = {
+    ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]
+  }
+  networks = {
+    ipv4 = [{
+      id      = "provisioning"
+      link    = "enp1s0"
+      address = cidrhost("192.0.2.0/24", 10 + count.index)
+      prefix  = 24
+      gateway = "192.0.2.1"
+    }]
+  }
+  services = {
+    dns = ["192.0.2.53"]
+  }
+}
+
+resource "baremetal_deployment" "worker" {
+  count = var.workers
+
+  host_id = baremetal_host_claim.worker[count.index].host_id
+  image = {
+    url           = "http://127.0.0.1:8088/images/ubuntu-24.04.qcow2"
+    checksum      = "8d3a1f0e4f5ab7c0b3d6e1f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0"
+    checksum_type = "sha256"
+    format        = "qcow2"
+  }
+  user_data    = "#cloud-config\nhostname: ${baremetal_host_claim.worker[count.index].host_name}\n"
+  network_data = data.baremetal_network_data.worker[count.index].json
+}
+
+output "workers" {
+  description = "What other modules consume: name, boot MAC and provider id of each deployed worker."
+  value = [for i in range(var.workers) : {
+    name        = baremetal_host_claim.worker[i].host_name
+    mac         = [for nic in data.baremetal_hardware.worker[i].nics : nic.mac if nic.name == "eno1"][0]
+    provider_id = baremetal_deployment.worker[i].provider_id
+  }]
+}

@@ -18,7 +18,7 @@ mkdir -p "$here/.tools"
 # host takes Ironic ~25 s of conductor work.
 GO_TEST_FLAGS=${GO_TEST_FLAGS:-"-p 2 -parallel 4 -timeout 50m"}
 
-command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq curl >/dev/null; }
+for c in curl bc; do command -v $c >/dev/null || { apt-get update -qq && apt-get install -y -qq $c >/dev/null; }; done
 
 if [ "$mode" = unit ]; then
   go test $GO_TEST_FLAGS ./...

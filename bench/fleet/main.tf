@@ -1,0 +1,25 @@
+# A fleet of fake-hardware hosts in one configuration, for measuring wall
+# time and Ironic requests at scale (scripts/bench.sh).
+terraform {
+  required_providers {
+    baremetal = {
+      source = "baremetal-tf/baremetal"
+    }
+  }
+}
+
+provider "baremetal" {}
+
+variable "hosts" {
+  type    = number
+  default = 20
+}
+
+resource "baremetal_host" "fleet" {
+  count = var.hosts
+
+  name        = "fleet-${count.index}"
+  driver      = "fake-hardware"
+  driver_info = {}
+  labels      = { pool = "fleet" }
+}

@@ -214,7 +214,7 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 	case os.Getenv("BAREMETAL_INSECURE") != "":
 		b, err := strconv.ParseBool(os.Getenv("BAREMETAL_INSECURE"))
 		if err != nil {
-			diags.AddAttributeError(path.Root("insecure"), "Invalid BAREMETAL_INSECURE", "want true or false: "+err.Error())
+			diags.AddAttributeError(path.Root("insecure"), "Invalid insecure (BAREMETAL_INSECURE)", "want true or false: "+err.Error())
 		}
 		s.Insecure = b
 	}
@@ -231,7 +231,7 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 	case os.Getenv("BAREMETAL_MAX_CONCURRENT_PROVISIONING") != "":
 		n, err := strconv.Atoi(os.Getenv("BAREMETAL_MAX_CONCURRENT_PROVISIONING"))
 		if err != nil {
-			diags.AddAttributeError(path.Root("max_concurrent_provisioning"), "Invalid BAREMETAL_MAX_CONCURRENT_PROVISIONING", err.Error())
+			diags.AddAttributeError(path.Root("max_concurrent_provisioning"), "Invalid max_concurrent_provisioning (BAREMETAL_MAX_CONCURRENT_PROVISIONING)", err.Error())
 		}
 		s.MaxConcurrent = n
 	}

@@ -251,7 +251,7 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.String{replaceString()},
 				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),
 
 			"host_id": schema.StringAttribute{
 				Computed: true, Description: "The claimed host's Ironic node UUID.",

@@ -148,7 +148,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"operator's failure backoff (1-2 backoff units, one minute by default). Set 0 to fail on the first failure.",
 				Validators: []validator.Int64{int64validator.Between(0, 20)},
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),
 
 			"provisioning_state": schema.StringAttribute{
 				Computed:      true,

@@ -177,7 +177,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional:    true,
 				Description: "Ironic conductor group that manages the node.",
 			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 
 			"provisioning_state": computedString("The Bare Metal Operator state: `registering`, `inspecting`, `preparing`, `available`, `provisioned`, `externally provisioned`, ..."),
 			"ironic_state":       computedString("The Ironic provision state of the node (`manageable`, `available`, `active`, `clean failed`, ...)."),

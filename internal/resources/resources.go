@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -65,4 +67,12 @@ func timeString(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// timeoutsAttribute is the timeouts block with a description.
+func timeoutsAttribute(ctx context.Context, opts timeouts.Opts) schema.Attribute {
+	a := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
+	a.Description = "How long Terraform waits for each operation, as durations such as `45m`. " +
+		"Waits past these end with an error that names the host, its state and what it was waiting for."
+	return a
 }

@@ -1,0 +1,15 @@
+# Inspected hardware of a host. Give the BMC credentials to read it over
+# Redfish when Ironic holds no inventory (Ironic masks stored passwords).
+data "baremetal_hardware" "worker" {
+  host_id = baremetal_host_claim.worker.host_id
+
+  bmc = {
+    address  = "redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1"
+    username = "admin"
+    password = var.bmc_password
+  }
+}
+
+output "nics" {
+  value = { for nic in data.baremetal_hardware.worker.nics : nic.name => nic.mac }
+}

@@ -1,0 +1,13 @@
+# Every unclaimed, available worker with at least 32 CPUs.
+data "baremetal_hosts" "free_workers" {
+  provisioning_state = "available"
+  claimed            = false
+  labels = {
+    match_labels = { role = "worker" }
+  }
+  min_cpus = 32
+}
+
+output "free_worker_names" {
+  value = data.baremetal_hosts.free_workers.names
+}

@@ -20,8 +20,25 @@ GO_TEST_FLAGS=${GO_TEST_FLAGS:-"-p 2 -parallel 4 -timeout 50m"}
 
 for c in curl bc; do command -v $c >/dev/null || { apt-get update -qq && apt-get install -y -qq $c >/dev/null; }; done
 
+# run_tests ARGS...: go test -v into a log; print package results, the
+# output of failed tests, and one summary line; keep go test's exit code.
+run_tests() {
+  local log="$here/.tools/test.log" rc
+  set +e
+  go test $GO_TEST_FLAGS -v "$@" >"$log" 2>&1
+  rc=$?
+  set -e
+  grep -E '^(ok|FAIL|panic:|\?|--- FAIL)' "$log" || true
+  if [ "$rc" -ne 0 ]; then
+    echo "== output of failed tests (full log: $log)"
+    grep -E -B2 -A40 -- '--- FAIL' "$log" | head -400 || true
+  fi
+  echo "tests: $(grep -cE -- '--- PASS' "$log") passed, $(grep -cE -- '--- FAIL' "$log") failed, $(grep -cE -- '--- SKIP' "$log") skipped"
+  return "$rc"
+}
+
 if [ "$mode" = unit ]; then
-  go test $GO_TEST_FLAGS ./...
+  run_tests ./...
   exit
 fi
 
@@ -31,9 +48,11 @@ trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
 export TF_ACC=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_ENDPOINT=http://127.0.0.1:${IRONIC_PORT:-6385}
 unset TF_ACC_TERRAFORM_VERSION
 
+rc=0
 if [ "$mode" = acc ]; then
-  go test $GO_TEST_FLAGS -run 'Acc' ./...
+  run_tests -run 'Acc' ./... || rc=$?
 else
-  go test $GO_TEST_FLAGS ./...
+  run_tests ./... || rc=$?
 fi
 echo "ironic requests served: $(scripts/ironic.sh requests)"
+exit "$rc"

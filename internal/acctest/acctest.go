@@ -54,9 +54,11 @@ func PreCheck(t *testing.T) {
 	resp.Body.Close()
 }
 
-// Ironic returns a client for the test Ironic.
+// Ironic returns a client for the test Ironic. It skips the test first,
+// as PreCheck does, when the rig is not there.
 func Ironic(t *testing.T) *gophercloud.ServiceClient {
 	t.Helper()
+	PreCheck(t)
 	conn, err := ironic.Connect(context.Background(), ironic.Config{Endpoint: Endpoint()})
 	if err != nil {
 		t.Fatalf("connect to Ironic: %v", err)

@@ -92,8 +92,11 @@ func TestAccHostClaim(t *testing.T) {
 			},
 			{
 				Config: hosts + first + pair + none,
+				// All three hosts of the pool are claimed; whether other
+				// tests' hosts ("labels do not match") are in Ironic at
+				// this moment depends on what runs beside this test.
 				ExpectError: wrapped(`No host matches the claim`, `no available host matches the claim: \d+ hosts considered;`,
-					`already claimed;`, `labels do not match`),
+					`\d+ already claimed`),
 			},
 			{
 				// Destroying the claims releases the hosts; the hosts stay.

@@ -352,30 +352,10 @@ func (p *Provisioner) Observe(ctx context.Context, h *lifecycle.Host) (lifecycle
 	if n == nil {
 		return lifecycle.Observation{Exists: false}, nil
 	}
-	obs := lifecycle.Observation{
-		Exists:               true,
-		ID:                   n.UUID,
-		Name:                 n.Name,
-		State:                MapState(n.ProvisionState, h.Status.State),
-		ProvisionState:       n.ProvisionState,
-		TargetProvisionState: n.TargetProvisionState,
-		LastError:            n.LastError,
-		Maintenance:          n.Maintenance,
-		DeployedImage:        deployedImage(n.InstanceInfo),
-		Labels:               labelsOf(n),
-		ResourceClass:        n.ResourceClass,
-		Traits:               n.Traits,
-		AllocationID:         n.AllocationUUID,
-		UpdatedAt:            n.UpdatedAt,
-	}
-	switch n.PowerState {
-	case powerOn:
-		on := true
-		obs.PoweredOn = &on
-	case powerOff:
-		off := false
-		obs.PoweredOn = &off
-	}
+	// The catalog's view of the node, with the state mapped from the
+	// host's previous state rather than from none.
+	obs := observationOfNode(n)
+	obs.State = MapState(n.ProvisionState, h.Status.State)
 	return obs, nil
 }
 

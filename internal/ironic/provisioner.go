@@ -230,6 +230,9 @@ func (p *Provisioner) current(ctx context.Context, h *lifecycle.Host) (*nodes.No
 	if n == nil {
 		return nil, notRegistered(h)
 	}
+	if p.w != nil {
+		p.w.Saw(n)
+	}
 	return n, nil
 }
 

@@ -16,10 +16,12 @@ import (
 
 // watchFields are the node fields the watcher lists on every tick.
 // Ironic 21.4 rejects updated_at in fields ("Field updated_at is not a
-// valid field"), and the watcher does not need it: it compares the states.
+// valid field"); provision_updated_at changes with every provision state
+// change, so a round trip (manageable -> inspecting -> manageable) that
+// happens between two ticks is still seen.
 var watchFields = []string{
 	"uuid", "provision_state", "target_provision_state", "power_state",
-	"target_power_state", "last_error", "maintenance",
+	"target_power_state", "last_error", "maintenance", "provision_updated_at",
 }
 
 // WatcherOptions tune a Watcher. Zero values take the defaults.
@@ -70,6 +72,20 @@ type nodeState struct {
 	TargetPowerState     string
 	LastError            string
 	Maintenance          bool
+	ProvisionUpdatedAt   time.Time
+}
+
+// stateOf is what the watcher compares of a node.
+func stateOf(n *nodes.Node) nodeState {
+	return nodeState{
+		ProvisionState:       n.ProvisionState,
+		TargetProvisionState: n.TargetProvisionState,
+		PowerState:           n.PowerState,
+		TargetPowerState:     n.TargetPowerState,
+		LastError:            n.LastError,
+		Maintenance:          n.Maintenance,
+		ProvisionUpdatedAt:   n.ProvisionUpdatedAt.UTC(),
+	}
 }
 
 type waiter struct {
@@ -89,9 +105,13 @@ type Watcher struct {
 	sc   *gophercloud.ServiceClient
 	opts WatcherOptions
 
-	mu       sync.Mutex
-	waiters  map[*waiter]struct{}
-	cache    map[string]nodeState // last seen state of every node
+	mu      sync.Mutex
+	waiters map[*waiter]struct{}
+	cache   map[string]nodeState // last seen state of every node
+	// seen is the state the provisioner last read of a node: the baseline
+	// of the next wait, so that a change between that read and the
+	// watcher's next tick still wakes the waiter.
+	seen     map[string]nodeState
 	running  bool
 	interval time.Duration
 	kick     chan struct{} // Nudge / last waiter left
@@ -121,6 +141,7 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 		opts:     opts,
 		waiters:  map[*waiter]struct{}{},
 		cache:    map[string]nodeState{},
+		seen:     map[string]nodeState{},
 		interval: opts.MinInterval,
 		kick:     make(chan struct{}, 1),
 	}
@@ -129,6 +150,14 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 // Stats returns the watcher's counters.
 func (w *Watcher) Stats() WatcherStats {
 	return WatcherStats{Ticks: w.ticks.Load(), ListRequests: w.lists.Load(), Wakeups: w.wakeups.Load()}
+}
+
+// Saw records the node as the provisioner just read it: the next Wait on
+// it wakes as soon as Ironic reports anything else.
+func (w *Watcher) Saw(n *nodes.Node) {
+	w.mu.Lock()
+	w.seen[n.UUID] = stateOf(n)
+	w.mu.Unlock()
 }
 
 // Nudge makes the next tick come within MinInterval: call it after issuing
@@ -150,9 +179,9 @@ func (w *Watcher) signal() {
 // Wait returns when the node with id changed (provision_state,
 // target_provision_state, power_state, target_power_state, last_error or
 // maintenance, or it disappeared) since the wait began, when d has passed,
-// or when ctx ends (with ctx.Err()). The baseline is the state the watcher
-// last saw, or the first state it sees after Wait began. An empty id just
-// waits.
+// or when ctx ends (with ctx.Err()). The baseline is the state the
+// provisioner last read (Saw), else the state the watcher last saw, else
+// the first state it sees after Wait began. An empty id just waits.
 func (w *Watcher) Wait(ctx context.Context, id string, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -166,7 +195,9 @@ func (w *Watcher) Wait(ctx context.Context, id string, d time.Duration) error {
 	}
 	wt := &waiter{id: id, ch: make(chan struct{})}
 	w.mu.Lock()
-	if s, ok := w.cache[id]; ok {
+	if s, ok := w.seen[id]; ok {
+		wt.known, wt.base = true, s
+	} else if s, ok := w.cache[id]; ok {
 		wt.known, wt.base = true, s
 	}
 	w.waiters[wt] = struct{}{}
@@ -255,15 +286,8 @@ func (w *Watcher) list(ctx context.Context) (map[string]nodeState, error) {
 		if err != nil {
 			return false, err
 		}
-		for _, n := range list {
-			out[n.UUID] = nodeState{
-				ProvisionState:       n.ProvisionState,
-				TargetProvisionState: n.TargetProvisionState,
-				PowerState:           n.PowerState,
-				TargetPowerState:     n.TargetPowerState,
-				LastError:            n.LastError,
-				Maintenance:          n.Maintenance,
-			}
+		for i := range list {
+			out[list[i].UUID] = stateOf(&list[i])
 		}
 		return true, nil
 	})

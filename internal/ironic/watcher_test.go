@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 )
 
 // fakeNodeList serves GET /v1/nodes like Ironic: fields, limit, marker and
@@ -336,4 +337,31 @@ func TestWatcherTimeoutEmptyIDAndDisappearance(t *testing.T) {
 		t.Errorf("node 0 waiter: %v", err)
 	}
 	waitStopped(t, w)
+}
+
+// A fast round trip (manageable -> inspecting -> manageable) between the
+// provisioner's read and the watcher's first tick still wakes the waiter:
+// the baseline is what the provisioner saw, and provision_updated_at moved.
+func TestWatcherWakesOnRoundTripSinceProvisionerRead(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	id := nodeID(0)
+	before := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.set(id, "provision_state", "manageable")
+	f.set(id, "provision_updated_at", before.Format(time.RFC3339Nano))
+	w, _ := newTestWatcher(t, f, WatcherOptions{MinInterval: time.Millisecond, MaxInterval: time.Millisecond})
+	// The provisioner read the node, then issued a verb; Ironic went
+	// through inspecting and back before anyone looked again.
+	w.Saw(&nodes.Node{UUID: id, ProvisionState: "manageable", PowerState: "power off", ProvisionUpdatedAt: before})
+	f.set(id, "provision_updated_at", before.Add(time.Second).Format(time.RFC3339Nano))
+
+	start := time.Now()
+	if err := w.Wait(context.Background(), id, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Fatalf("waited %v: the round trip was not seen", waited)
+	}
+	if w.Stats().Wakeups != 1 {
+		t.Errorf("wakeups = %d, want 1 (woken by the change, not the timeout)", w.Stats().Wakeups)
+	}
 }

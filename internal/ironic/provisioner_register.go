@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
@@ -68,11 +69,20 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 
 	switch node.ProvisionState {
 	case psEnroll:
-		if node.LastError != "" && !credentialsChanged && !restartOnFailure {
+		// New credentials deserve a new attempt, but only one: the
+		// credentials stay "changed" until a registration succeeds, so
+		// without remembering the attempt a BMC that rejects them would
+		// have manage retried until the timeout.
+		version := h.Spec.BMC.CredentialsVersion
+		triedThese := version != "" && manageTriedWith(node.UUID) == version
+		if node.LastError != "" && (!credentialsChanged || triedThese) && !restartOnFailure {
 			logInfo(ctx, "registration failed", h, node, "manage")
 			return failed("manage", node.ProvisionState, node.LastError), id, nil
 		}
-		res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
+		res, started, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
+		if started {
+			manageTried.Store(node.UUID, version)
+		}
 		return res, id, err
 	case psVerifying:
 		logDebug(ctx, "waiting for verification", h, node, "manage")
@@ -91,6 +101,18 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 	}
 	logDebug(ctx, "registered", h, node, "")
 	return done("", node.ProvisionState), id, nil
+}
+
+// manageTried maps a node UUID to the BMC credentials version its last
+// manage request (enroll -> manageable) was made with, so that a failure
+// with those very credentials is reported instead of retried. It lives as
+// long as the provider process: a later run tries once again.
+var manageTried sync.Map
+
+func manageTriedWith(uuid string) string {
+	v, _ := manageTried.Load(uuid)
+	s, _ := v.(string)
+	return s
 }
 
 func idOf(node *nodes.Node, h *lifecycle.Host) string {

@@ -1,0 +1,519 @@
+package resources_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+)
+
+// The BMC-layer acceptance tests: fake-hardware hosts whose power,
+// management and inspect interfaces are Ironic's redfish ones, talking to
+// systems of the project's Redfish BMC simulator (in-process, on a free
+// loopback port), with fake boot and deploy since no agent runs here.
+
+const bmcUser = "admin"
+
+// bmcSim is a simulator with its systems' profiles.
+type bmcSim struct {
+	*sim.Server
+	profiles map[string]sim.Profile
+}
+
+// startSim starts a simulator with n systems "sys-0".."sys-{n-1}" accepting
+// user/pass, closed when the test ends. The systems have DefaultProfile
+// hardware but random NIC MACs: Ironic refuses a second port with a MAC,
+// and every simulator's sys-0 would otherwise have the same ones, so
+// parallel tests would steal each other's ports.
+func startSim(t *testing.T, n int, user, pass string) *bmcSim {
+	t.Helper()
+	s := &bmcSim{Server: sim.New(sim.Options{}), profiles: map[string]sim.Profile{}}
+	for i := range n {
+		id := fmt.Sprintf("sys-%d", i)
+		p := sim.DefaultProfile(i)
+		for j := range p.NICs {
+			p.NICs[j].MAC = acctest.MAC()
+		}
+		if err := s.AddSystem(sim.SystemConfig{ID: id, Username: user, Password: pass, Profile: p}); err != nil {
+			t.Fatalf("add simulator system: %v", err)
+		}
+		s.profiles[id] = p
+	}
+	if err := s.Start(); err != nil {
+		t.Fatalf("start BMC simulator: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// bmcAddress is the host's bmc.address for simulator system id.
+func bmcAddress(srv *bmcSim, id string) string {
+	return "redfish+" + srv.SystemURL(id)
+}
+
+// bmcHostResource is a baremetal_host named res whose BMC is a simulator
+// system; pass is an HCL expression (a quoted literal or var.x), bmcExtra
+// goes into the bmc block, extra into the resource.
+func bmcHostResource(res, name, address, user, pass, bmcExtra, extra string) string {
+	return fmt.Sprintf(`
+resource "baremetal_host" %q {
+  name = %q
+  bmc = {
+    address  = %q
+    username = %q
+    password = %s
+%s
+  }
+  driver = "fake-hardware"
+  interfaces = {
+    boot       = "fake"
+    deploy     = "fake"
+    power      = "redfish"
+    management = "redfish"
+    inspect    = "redfish"
+    bios       = "fake"
+    raid       = "fake"
+    vendor     = "fake"
+  }
+%s
+}
+`, res, name, address, user, pass, bmcExtra, extra)
+}
+
+// bmcHost is bmcHostResource as baremetal_host.test, with a literal
+// password.
+func bmcHost(name, address, user, pass, bmcExtra, extra string) string {
+	return bmcHostResource("test", name, address, user, strconv.Quote(pass), bmcExtra, extra)
+}
+
+// simPower checks the simulator's power state of system id.
+func simPower(srv *bmcSim, id, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		st, err := srv.State(id)
+		if err != nil {
+			return err
+		}
+		if st.PowerState != want {
+			return fmt.Errorf("simulator %s power state %q, want %q (resets seen: %v)", id, st.PowerState, want, st.Resets)
+		}
+		return nil
+	}
+}
+
+// noNodesNamed is a CheckDestroy that no node with one of the names is left.
+func noNodesNamed(t *testing.T, names ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		sc := acctest.Ironic(t)
+		for _, name := range names {
+			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
+				return fmt.Errorf("node %s still exists after destroy: %+v", name, n)
+			}
+		}
+		return nil
+	}
+}
+
+// inspectedFrom checks that Ironic's redfish inspection of the node named
+// name recorded the simulator profile p: one port per NIC MAC, and the
+// cpus, memory_mb, local_gb and cpu_arch properties.
+func inspectedFrom(t *testing.T, name string, p sim.Profile) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		ctx := context.Background()
+		sc := acctest.Ironic(t)
+		n, err := nodes.Get(ctx, sc, name).Extract()
+		if err != nil {
+			return err
+		}
+		// Ironic (sushy) counts logical CPUs, sizes memory from
+		// MemorySummary, and takes the smallest disk of at least 4 GiB,
+		// less 1 GiB.
+		const gib = float64(1 << 30)
+		smallest := int64(0)
+		for _, d := range p.Disks {
+			if float64(d.SizeBytes) >= 4*gib && (smallest == 0 || d.SizeBytes < smallest) {
+				smallest = d.SizeBytes
+			}
+		}
+		want := map[string]string{
+			"cpus":      fmt.Sprint(p.CPU.Count * p.CPU.CoresPerSocket * p.CPU.ThreadsPerCore),
+			"memory_mb": fmt.Sprint(p.RAMGiB * 1024),
+			"local_gb":  fmt.Sprint(int(float64(smallest)/gib - 1)),
+			"cpu_arch":  p.CPU.Arch,
+		}
+		var errs []string
+		for k, v := range want {
+			if got := fmt.Sprint(n.Properties[k]); got != v {
+				errs = append(errs, fmt.Sprintf("properties.%s = %q, want %q", k, got, v))
+			}
+		}
+
+		pages, err := ports.List(sc, ports.ListOpts{NodeUUID: n.UUID}).AllPages(ctx)
+		if err != nil {
+			return fmt.Errorf("list ports of %s: %w", name, err)
+		}
+		all, err := ports.ExtractPorts(pages)
+		if err != nil {
+			return err
+		}
+		var got, wantMACs []string
+		for _, port := range all {
+			got = append(got, strings.ToLower(port.Address))
+		}
+		for _, nic := range p.NICs {
+			wantMACs = append(wantMACs, strings.ToLower(nic.MAC))
+		}
+		slices.Sort(got)
+		slices.Sort(wantMACs)
+		if !slices.Equal(got, wantMACs) {
+			errs = append(errs, fmt.Sprintf("ports %v, want the simulator's NIC MACs %v", got, wantMACs))
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("node %s after redfish inspection: %s", name, strings.Join(errs, "; "))
+		}
+		return nil
+	}
+}
+
+// 1 and 2: a host registered by a simulator's address is inspected through
+// Redfish (ports from the NIC MACs, properties from the profile), reaches
+// available, and is powered on and off in place, as the simulator sees.
+func TestAccHostBMC_inspectAndPower(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-bmc-insp")
+	srv := startSim(t, 1, bmcUser, "insp-pass")
+	addr := bmcAddress(srv, "sys-0")
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: bmcHost(name, addr, bmcUser, "insp-pass", "", ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+					inspectedFrom(t, name, srv.profiles["sys-0"]),
+					nodeHas(t, name, func(n *nodes.Node) error {
+						if n.PowerInterface != "redfish" || n.ManagementInterface != "redfish" || n.InspectInterface != "redfish" {
+							return fmt.Errorf("interfaces power=%s management=%s inspect=%s, want redfish",
+								n.PowerInterface, n.ManagementInterface, n.InspectInterface)
+						}
+						if got := n.DriverInfo["redfish_system_id"]; got != "/redfish/v1/Systems/sys-0" {
+							return fmt.Errorf("driver_info.redfish_system_id = %v", got)
+						}
+						return nil
+					}),
+					simPower(srv, "sys-0", sim.PowerOff),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
+						return nil
+					},
+				),
+			},
+			{ // Power on in place: the simulated machine is on.
+				Config: bmcHost(name, addr, bmcUser, "insp-pass", "", "  online = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					sameID(&id),
+					simPower(srv, "sys-0", sim.PowerOn),
+				),
+			},
+			{ // And off again.
+				Config: bmcHost(name, addr, bmcUser, "insp-pass", "", "  online = false"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+					sameID(&id),
+					simPower(srv, "sys-0", sim.PowerOff),
+				),
+			},
+		},
+	})
+}
+
+// errorExpectation lets a step expect an error that must match a pattern
+// and must not contain a secret: ExpectError cannot say "not", so the
+// TestCase's ErrorCheck does it. Whitespace is collapsed, since Terraform
+// wraps long diagnostics.
+type errorExpectation struct {
+	mu     sync.Mutex
+	want   *regexp.Regexp
+	secret string
+	seen   []string
+}
+
+func (e *errorExpectation) expect(want, secret string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.want, e.secret = regexp.MustCompile(want), secret
+}
+
+func (e *errorExpectation) check(err error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if e.want == nil || !e.want.MatchString(msg) {
+		return err
+	}
+	if e.secret != "" && strings.Contains(err.Error(), e.secret) {
+		return fmt.Errorf("the error shows the BMC password %q: %w", e.secret, err)
+	}
+	e.seen = append(e.seen, msg)
+	e.want = nil
+	return nil
+}
+
+func (e *errorExpectation) count() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.seen)
+}
+
+// 3: wrong credentials fail the apply with the pre-flight's answer, which
+// names the BMC and says "credentials rejected" but never shows the
+// password, and no node is registered. With check_credentials = false the
+// node is registered and Ironic's own failure is reported.
+func TestAccHostBMC_wrongCredentials(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-bmc-cred")
+	srv := startSim(t, 1, bmcUser, "the-right-pass")
+	addr := bmcAddress(srv, "sys-0")
+	const wrong = "Wr0ng-pass-never-printed"
+	hostPort := strings.TrimPrefix(srv.Endpoint("sys-0"), "http://")
+	exp := &errorExpectation{}
+	// The password comes from a sensitive variable: Terraform quotes the
+	// configuration around an error, so a literal would be shown by
+	// Terraform itself, whatever the provider says.
+	hcl := func(bmcExtra string) string {
+		return `
+variable "bmc_password" {
+  type      = string
+  sensitive = true
+}
+` + bmcHostResource("test", name, addr, bmcUser, "var.bmc_password", bmcExtra, "")
+	}
+	vars := config.Variables{"bmc_password": config.StringVariable(wrong)}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		ErrorCheck:               exp.check,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					exp.expect(`BMC check failed.*BMC redfish\+http://`+regexp.QuoteMeta(hostPort)+
+						`/redfish/v1/Systems/sys-0 did not accept the host's credentials.*credentials rejected \(HTTP 401\)`, wrong)
+				},
+				Config:          hcl(""),
+				ConfigVariables: vars,
+			},
+			{
+				PreConfig: func() {
+					if exp.count() != 1 {
+						t.Fatalf("step 1 succeeded with wrong BMC credentials")
+					}
+					if n := acctest.NodesNamed(t, acctest.Ironic(t), name); len(n) != 0 {
+						t.Fatalf("the failed pre-flight registered a node: %+v", n)
+					}
+					// Without the pre-flight Ironic finds out, when it
+					// first talks to the BMC to manage the node.
+					exp.expect(`host "`+name+`" \(node [0-9a-f-]{36}\): state "registering", registration error, Ironic verb "manage".*last_error: .*returned code 401`, wrong)
+				},
+				Config:          hcl("    check_credentials = false"),
+				ConfigVariables: vars,
+			},
+			{
+				PreConfig: func() {
+					if exp.count() != 2 {
+						t.Fatalf("step 2 succeeded with wrong BMC credentials")
+					}
+				},
+				// The failed host was kept in state, so that destroy
+				// removes it.
+				Config:             hcl("    check_credentials = false"),
+				ConfigVariables:    vars,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+	for i, msg := range exp.seen {
+		t.Logf("error %d: %s", i+1, msg)
+	}
+}
+
+// 4: a burst of 503s from the BMC is survived: the pre-flight's client
+// retries (sys-0), and with the pre-flight off Ironic's sushy retries
+// (sys-1). Both hosts become available and both bursts were served.
+func TestAccHostBMC_errorBurst(t *testing.T) {
+	acctest.PreCheck(t)
+	name0, name1 := acctest.Name("acc-bmc-5xx"), acctest.Name("acc-bmc-5xx")
+	srv := startSim(t, 2, bmcUser, "burst-pass")
+	config := bmcHostResource("pre", name0, bmcAddress(srv, "sys-0"), bmcUser, `"burst-pass"`, "", "") +
+		bmcHostResource("noc", name1, bmcAddress(srv, "sys-1"), bmcUser, `"burst-pass"`, "    check_credentials = false", "")
+	burstServed := func(id string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			st, err := srv.State(id)
+			if err != nil {
+				return err
+			}
+			if st.Faults.ErrorBurst != 0 {
+				return fmt.Errorf("simulator %s still has %d error responses to give: the burst was not exercised", id, st.Faults.ErrorBurst)
+			}
+			return nil
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name0, name1),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					for _, id := range []string{"sys-0", "sys-1"} {
+						if err := srv.SetFaults(id, sim.Faults{ErrorBurst: 2, ErrorStatus: 503}); err != nil {
+							t.Fatal(err)
+						}
+					}
+				},
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.pre", "provisioning_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.noc", "provisioning_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.pre", "error_count", "0"),
+					resource.TestCheckResourceAttr("baremetal_host.noc", "error_count", "0"),
+					burstServed("sys-0"),
+					burstServed("sys-1"),
+				),
+			},
+		},
+	})
+}
+
+// 5: a credentials change is pushed to Ironic in place (same node, new
+// driver_info, which Ironic then uses to power the host on), while an
+// address change is planned as a replacement.
+func TestAccHostBMC_credentialsChange(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-bmc-chg")
+	srv := startSim(t, 2, bmcUser, "first-pass")
+	addr := bmcAddress(srv, "sys-0")
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: bmcHost(name, addr, bmcUser, "first-pass", "", ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					nodeHas(t, name, func(n *nodes.Node) error {
+						if n.DriverInfo["redfish_username"] != bmcUser {
+							return fmt.Errorf("driver_info.redfish_username = %v", n.DriverInfo["redfish_username"])
+						}
+						return nil
+					}),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
+						return nil
+					},
+				),
+			},
+			{
+				// The BMC's account changes; so does the configuration.
+				// Powering on proves that Ironic got the new password: the
+				// old one is now rejected.
+				PreConfig: func() {
+					if err := srv.SetCredentials("sys-0", "operator", "second-pass"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: bmcHost(name, addr, "operator", "second-pass", "", "  online = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameID(&id),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "bmc.username", "operator"),
+					nodeHas(t, name, func(n *nodes.Node) error {
+						if n.DriverInfo["redfish_username"] != "operator" {
+							return fmt.Errorf("driver_info.redfish_username = %v, want operator", n.DriverInfo["redfish_username"])
+						}
+						if pw := fmt.Sprint(n.DriverInfo["redfish_password"]); pw == "first-pass" || pw == "second-pass" {
+							return fmt.Errorf("Ironic shows the password in driver_info")
+						}
+						if n.UUID != id {
+							return fmt.Errorf("node %s, want %s", n.UUID, id)
+						}
+						return nil
+					}),
+					simPower(srv, "sys-0", sim.PowerOn),
+				),
+			},
+			{
+				// Another BMC is another machine: replace.
+				Config:             bmcHost(name, bmcAddress(srv, "sys-1"), "operator", "second-pass", "", "  online = true"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPreRefresh: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
+					},
+				},
+			},
+		},
+	})
+}
+
+// 6: BMC addresses are checked at plan time, naming bmc.address. (Spaces
+// in the patterns match any whitespace: Terraform wraps long messages.)
+func TestAccHostBMC_addressPlanErrors(t *testing.T) {
+	cases := []struct{ address, want string }{
+		{"[fd00::1]", `(?s)Invalid bmc\.address.*bare IPv6 address needs a port`},
+		{"redfish://fd00::1/redfish/v1/Systems/1", `(?s)Invalid bmc\.address.*IPv6 address must be written in brackets`},
+		{"redfish://10.0.0.1:70000/redfish/v1/Systems/1", `(?s)Invalid bmc\.address.*port "70000" is not a number from 1 to 65535`},
+		{"redfish://10.0.0.1:/redfish/v1/Systems/1", `(?s)Invalid bmc\.address.*the port is empty`},
+		{"redfish+ftp://10.0.0.1/redfish/v1/Systems/1", `(?s)Invalid bmc\.address.*unknown BMC address scheme`},
+		{"redfish://admin:pw@10.0.0.1/redfish/v1/Systems/1", `(?s)Invalid bmc\.address.*REDACTED@10\.0\.0\.1.*must not contain a username or password`},
+	}
+	for i, c := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				PreCheck:                 func() { acctest.PreCheck(t) },
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      bmcHost("x", c.address, "u", "p", "", ""),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(strings.ReplaceAll(c.want, " ", `\s+`)),
+				}},
+			})
+		})
+	}
+}

@@ -42,13 +42,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	useTLS := fs.Bool("tls", false, "serve HTTPS with a self-signed certificate")
 	portBase := fs.Int("per-system-port-base", 0, "if set, system i also listens on port base+i")
 	verbose := fs.Bool("v", false, "log every request")
+	offset := fs.Int("profile-offset", 0, "system i gets hardware profile offset+i (distinct MACs for simulators sharing one Ironic)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *systems < 1 {
 		return fmt.Errorf("-systems must be at least 1")
 	}
-	opts := sim.Options{Addr: *listen, TLS: *useTLS}
+	opts := sim.Options{Addr: *listen, TLS: *useTLS, ProfileOffset: *offset}
 	if *portBase > 0 {
 		opts.PerSystemListeners = true
 		opts.PerSystemPortBase = *portBase

@@ -43,6 +43,11 @@ type Options struct {
 	TaskPolls int
 	// Logf, if set, receives one line per request.
 	Logf func(format string, args ...any)
+	// ProfileOffset shifts the hardware Start gives its systems: system i
+	// gets DefaultProfile(ProfileOffset+i). Simulators whose hosts share
+	// one Ironic need distinct offsets, since Ironic allows a MAC on one
+	// port only.
+	ProfileOffset int
 }
 
 // SystemConfig adds one system to a Server.
@@ -105,12 +110,12 @@ func New(opts Options) *Server {
 }
 
 // Start creates a started Server with n systems "sys-0".."sys-{n-1}", each
-// with DefaultProfile(i) and the given credentials.
+// with DefaultProfile(opts.ProfileOffset+i) and the given credentials.
 func Start(opts Options, n int, username, password string) (*Server, error) {
 	s := New(opts)
 	for i := range n {
 		if err := s.AddSystem(SystemConfig{
-			ID: fmt.Sprintf("sys-%d", i), Username: username, Password: password, Profile: DefaultProfile(i),
+			ID: fmt.Sprintf("sys-%d", i), Username: username, Password: password, Profile: DefaultProfile(opts.ProfileOffset + i),
 		}); err != nil {
 			return nil, err
 		}

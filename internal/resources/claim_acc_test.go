@@ -56,12 +56,10 @@ func TestAccHostClaim(t *testing.T) {
 	pool := prefix
 	hosts := claimHosts(prefix, pool)
 	first := claimBlock("first", pool, "worker")
-	// "second" and "third" are created in one apply and race for the two
-	// hosts left; Ironic allocations keep them apart.
 	pair := claimBlock("second", pool, "") + claimBlock("third", pool, "")
 	none := claimBlock("none", pool, "gpu")
 
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{
@@ -84,19 +82,22 @@ func TestAccHostClaim(t *testing.T) {
 				ImportStateVerifyIgnore: []string{"labels", "timeouts"},
 			},
 			{
+				// No host matching: one host of the pool is claimed, the two
+				// free ones are not GPU hosts. The error says why, per reason
+				// (the counts include the hosts of tests running alongside).
+				Config: hosts + first + none,
+				ExpectError: wrapped(`No host matches the claim`, `no available host matches the claim: \d+ hosts considered;`,
+					`\d+ already claimed;`, `\d+ labels do not match`),
+			},
+			{
+				// The failed claim left nothing behind: "second" and "third",
+				// created in one apply, race for the two hosts left and Ironic
+				// allocations keep them apart.
 				Config: hosts + first + pair,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host_claim.first", "host_name", prefix+"-1"),
 					distinctHosts("baremetal_host_claim.first", "baremetal_host_claim.second", "baremetal_host_claim.third"),
 				),
-			},
-			{
-				Config: hosts + first + pair + none,
-				// All three hosts of the pool are claimed; whether other
-				// tests' hosts ("labels do not match") are in Ironic at
-				// this moment depends on what runs beside this test.
-				ExpectError: wrapped(`No host matches the claim`, `no available host matches the claim: \d+ hosts considered;`,
-					`\d+ already claimed`),
 			},
 			{
 				// Destroying the claims releases the hosts; the hosts stay.

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,12 +47,38 @@ func PreCheck(t *testing.T) {
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		t.Skip("acceptance test: TF_ACC_TERRAFORM_PATH is not set (make testacc builds Terraform v1.8.5 and sets it)")
 	}
-	c := http.Client{Timeout: 3 * time.Second}
-	resp, err := c.Get(Endpoint() + "/v1/")
-	if err != nil {
+	if err := ironicAnswers(); err != nil {
 		t.Skipf("acceptance test: Ironic does not answer at %s (make testacc starts it): %v", Endpoint(), err)
 	}
-	resp.Body.Close()
+}
+
+var (
+	probeOnce sync.Once
+	probeErr  error
+)
+
+// ironicAnswers checks once per test binary that Ironic answers, giving it
+// a minute: the rig's Ironic sometimes stalls for tens of seconds, and a
+// stall is not a reason to skip tests.
+func ironicAnswers() error {
+	probeOnce.Do(func() {
+		c := http.Client{Timeout: 5 * time.Second}
+		deadline := time.Now().Add(time.Minute)
+		for {
+			resp, err := c.Get(Endpoint() + "/v1/")
+			if err == nil {
+				resp.Body.Close()
+				probeErr = nil
+				return
+			}
+			probeErr = err
+			if time.Now().After(deadline) {
+				return
+			}
+			time.Sleep(time.Second) // polling an external process, not synchronising tests
+		}
+	})
+	return probeErr
 }
 
 // Ironic returns a client for the test Ironic. It skips the test first,

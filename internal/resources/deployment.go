@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -20,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -274,7 +272,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	err = r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{Retries: plan.retries()})
 	// Save before anything else: the deployment is tracked (tainted on
 	// error), never lost.
-	r.save(ctx, h, &plan, &resp.State, &resp.Diagnostics)
+	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err == nil {
 		return
 	}
@@ -296,7 +294,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	if cerr := r.undeploy(cleanCtx, h, plan.customDeployMethod(), 0); cerr != nil {
 		hostErrorDiag(&resp.Diagnostics, "Deprovisioning host "+h.Spec.Name+" after the failed deploy", cerr)
 	}
-	r.save(cleanCtx, h, &plan, &resp.State, &resp.Diagnostics)
+	saveHost(cleanCtx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 }
 
 // deployAction names the failed action for the error summary: the host
@@ -322,22 +320,6 @@ func (r *deploymentResource) undeploy(ctx context.Context, h *lifecycle.Host, cu
 		h.Status.DeployedCustomDeploy = customDeploy
 	}
 	return r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{Retries: retries})
-}
-
-// save writes the model with the host's computed attributes, read back
-// from Ironic where possible. h is not changed.
-func (r *deploymentResource) save(ctx context.Context, h *lifecycle.Host, m *deploymentModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	if h.Status.ID == "" {
-		return
-	}
-	obs, err := r.machine().Prov.Observe(ctx, h)
-	if err != nil {
-		tflog.Warn(ctx, "could not read the host back", map[string]any{"error": err.Error()})
-		m.setComputed(h, nil)
-	} else {
-		m.setComputed(h, &obs)
-	}
-	diags.Append(state.Set(ctx, m)...)
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -371,7 +353,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	h.Status.ID = obs.ID
 	h.Status.State = obs.State
-	state.setComputed(h, &obs)
+	state.setStatus(h, &obs)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

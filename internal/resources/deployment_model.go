@@ -180,7 +180,7 @@ func undeployHost(obs lifecycle.Observation, customDeploy string) *lifecycle.Hos
 
 // setComputed fills the computed attributes from the host and, when obs is
 // given, what Ironic shows of it (which wins).
-func (m *deploymentModel) setComputed(h *lifecycle.Host, obs *lifecycle.Observation) {
+func (m *deploymentModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observation) {
 	id := h.Status.ID
 	if id == "" {
 		id = m.ID.ValueString()

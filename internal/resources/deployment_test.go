@@ -177,7 +177,7 @@ func TestDeploymentSetComputed(t *testing.T) {
 	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-a"}, Status: lifecycle.HostStatus{ID: "node-1", State: lifecycle.StateProvisioned}}
 	obs := &lifecycle.Observation{Exists: true, ID: "node-1", Name: "host-a", State: lifecycle.StateProvisioned,
 		DeployedImage: &lifecycle.Image{URL: "http://images/ubuntu.qcow2"}}
-	m.setComputed(h, obs)
+	m.setStatus(h, obs)
 	if m.ID.ValueString() != "node-1" || m.ProviderID.ValueString() != "baremetal://node-1" || m.HostName.ValueString() != "host-a" ||
 		m.ProvisioningState.ValueString() != "provisioned" || m.DeployedImage.ValueString() != "http://images/ubuntu.qcow2" {
 		t.Errorf("computed: %+v", m)
@@ -185,7 +185,7 @@ func TestDeploymentSetComputed(t *testing.T) {
 	// After a failed deploy and clean-up nothing is deployed, whatever
 	// instance_info still says.
 	obs.State = lifecycle.StateAvailable
-	m.setComputed(h, obs)
+	m.setStatus(h, obs)
 	if m.DeployedImage.ValueString() != "" || m.ProvisioningState.ValueString() != "available" {
 		t.Errorf("after clean-up: %+v", m)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -17,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -224,26 +222,10 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 
 	h := &lifecycle.Host{Spec: spec}
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
-	r.save(ctx, h, &plan, &resp.State, &resp.Diagnostics)
+	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {
 		hostErrorDiag(&resp.Diagnostics, "Creating host "+spec.Name, err)
 	}
-}
-
-// save records the host in state whenever the node exists, also after a
-// failure, so that a failed host is tainted, never lost.
-func (r *hostResource) save(ctx context.Context, h *lifecycle.Host, m *hostModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	if h.Status.ID == "" {
-		return
-	}
-	obs, err := r.machine().Prov.Observe(ctx, h)
-	if err != nil {
-		tflog.Warn(ctx, "could not read the host back", map[string]any{"error": err.Error()})
-		m.setStatus(h, nil)
-	} else {
-		m.setStatus(h, &obs)
-	}
-	diags.Append(state.Set(ctx, m)...)
 }
 
 func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -313,7 +295,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	plan.ID = state.ID
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
-	r.save(ctx, h, &plan, &resp.State, &resp.Diagnostics)
+	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {
 		hostErrorDiag(&resp.Diagnostics, "Updating host "+spec.Name, err)
 	}

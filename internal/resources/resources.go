@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -75,4 +76,26 @@ func timeoutsAttribute(ctx context.Context, opts timeouts.Opts) schema.Attribute
 	a.Description = "How long Terraform waits for each operation, as durations such as `45m`. " +
 		"Waits past these end with an error that names the host, its state and what it was waiting for."
 	return a
+}
+
+// statusModel is a model whose computed attributes come from the host's
+// status and what Ironic says of its node.
+type statusModel interface {
+	setStatus(h *lifecycle.Host, obs *lifecycle.Observation)
+}
+
+// saveHost records m in state whenever the node exists, also after a
+// failure, so that a failed host is tainted, never lost.
+func saveHost(ctx context.Context, m *lifecycle.Machine, h *lifecycle.Host, model statusModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	if h.Status.ID == "" {
+		return
+	}
+	obs, err := m.Prov.Observe(ctx, h)
+	if err != nil {
+		tflog.Warn(ctx, "could not read the host back", map[string]any{"host": h.Spec.Name, "error": err.Error()})
+		model.setStatus(h, nil)
+	} else {
+		model.setStatus(h, &obs)
+	}
+	diags.Append(state.Set(ctx, model)...)
 }

@@ -399,8 +399,10 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 		logDebug(ctx, "waiting for deprovisioning", h, node, "deleted")
 		return p.continuing("deleted", ps, p.slowPoll), nil
 	case psActive, psDeployFail, psDeployWait:
+		// Sync automated_clean from the spec (BMO), unless another owner
+		// registered the node: then its setting stands.
 		want := h.Spec.AutomatedCleaningMode != lifecycle.CleaningDisabled
-		if node.AutomatedClean == nil || *node.AutomatedClean != want {
+		if !h.Spec.RegisteredElsewhere && (node.AutomatedClean == nil || *node.AutomatedClean != want) {
 			var res lifecycle.Result
 			var ok bool
 			node, res, ok, err = p.update(ctx, h, node, "update", nodes.UpdateOpts{

@@ -386,3 +386,29 @@ func TestIronicObserveMissing(t *testing.T) {
 		t.Errorf("delete: %+v %v", res, err)
 	}
 }
+
+// A deployment does not own the host's registration: undeploying it keeps
+// the automated cleaning setting the host's owner gave the node.
+func TestIronicDeprovisionKeepsOwnersCleaningSetting(t *testing.T) {
+	t.Parallel()
+	sc, w := realIronic(t)
+	ctx := testCtx(t)
+	p := NewProvisioner(sc, w)
+	h := fakeHost(t)
+	h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
+	cleanupNode(t, sc, h)
+	mustNoError(t, "register", register(t, ctx, p, w, h, true))
+	mustNoError(t, "provide", drive(t, ctx, w, h, "provide", func() (lifecycle.Result, error) { return p.Provide(ctx, h) }))
+
+	// The deployment's view of the host: no cleaning mode of its own.
+	d := &lifecycle.Host{
+		Spec:   lifecycle.HostSpec{Name: h.Spec.Name, RegisteredElsewhere: true, Online: true},
+		Status: lifecycle.HostStatus{ID: h.Status.ID, State: lifecycle.StateAvailable},
+	}
+	d.Spec.Image = &lifecycle.Image{URL: "http://127.0.0.1/image.qcow2", Checksum: "0123456789abcdef0123456789abcdef", Format: "qcow2"}
+	mustNoError(t, "provision", drive(t, ctx, w, d, "provision", func() (lifecycle.Result, error) { return p.Provision(ctx, d, false) }))
+	mustNoError(t, "deprovision", drive(t, ctx, w, d, "deprovision", func() (lifecycle.Result, error) { return p.Deprovision(ctx, d, false) }))
+	if n := getNode(t, ctx, sc, h.Status.ID); n.AutomatedClean == nil || *n.AutomatedClean {
+		t.Fatal("automated_clean is on after undeploy, want off (the host's owner disabled it)")
+	}
+}

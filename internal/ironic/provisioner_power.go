@@ -70,7 +70,8 @@ func (p *Provisioner) PowerOn(ctx context.Context, h *lifecycle.Host, force bool
 func (p *Provisioner) abortBeforePowerOff(ctx context.Context, h *lifecycle.Host, node *nodes.Node) (lifecycle.Result, bool, error) {
 	ps := node.ProvisionState
 	manual := node.TargetProvisionState == psManageable || node.TargetProvisionState == "clean"
-	disabled := h.Spec.AutomatedCleaningMode == lifecycle.CleaningDisabled
+	disabled := h.Spec.AutomatedCleaningMode == lifecycle.CleaningDisabled ||
+		(h.Spec.RegisteredElsewhere && node.AutomatedClean != nil && !*node.AutomatedClean)
 	switch ps {
 	case psInspectWait:
 		res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetAbort})

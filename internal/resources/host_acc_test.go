@@ -277,3 +277,36 @@ func TestAccHost_planTimeErrors(t *testing.T) {
 		})
 	}
 }
+
+// A host that already runs an OS is adopted: it ends "externally
+// provisioned" (Ironic active) without inspection or cleaning, and destroy
+// removes it through the delete rules.
+func TestAccHost_externallyProvisioned(t *testing.T) {
+	name := acctest.Name("acc-adopt")
+	sc := acctest.Ironic(t)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
+				return fmt.Errorf("node %s still exists after destroy", name)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: fakeHost(name, `  externally_provisioned = true
+  online                 = true`),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "externally provisioned"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "active"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if n.InspectionFinishedAt != nil {
+						return fmt.Errorf("an adopted host was inspected")
+					}
+					return nil
+				}),
+			),
+		}},
+	})
+}

@@ -517,3 +517,48 @@ func TestAccHostBMC_addressPlanErrors(t *testing.T) {
 		})
 	}
 }
+
+// Ironic's Redfish BIOS interface reads the simulator's BIOS: after
+// registration Ironic caches the settings, which GET /v1/nodes/{id}/bios
+// then lists with the simulator's values.
+func TestAccHostBMC_biosThroughIronic(t *testing.T) {
+	srv := startSim(t, 1, "admin", "password")
+	name := acctest.Name("acc-bmc-bios")
+	config := strings.Replace(bmcHost(name, bmcAddress(srv, "sys-0"), "admin", "password", "", ""),
+		`bios       = "fake"`, `bios       = "redfish"`, 1)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				func(*terraform.State) error {
+					sc := acctest.Ironic(t)
+					settings, err := nodes.ListBIOSSettings(context.Background(), sc, name, nil).Extract()
+					if err != nil {
+						return err
+					}
+					got := map[string]string{}
+					for _, s := range settings {
+						got[s.Name] = s.Value
+					}
+					for _, want := range sim.DefaultBIOS() {
+						if want.ReadOnly {
+							continue
+						}
+						wantV := fmt.Sprint(want.Value)
+						if b, isBool := want.Value.(bool); isBool { // Ironic stores booleans as 0 and 1
+							wantV = map[bool]string{false: "0", true: "1"}[b]
+						}
+						if v, ok := got[want.Name]; !ok || v != wantV {
+							return fmt.Errorf("Ironic's BIOS setting %s = %q (present %v), want the simulator's %v; all: %v", want.Name, v, ok, want.Value, got)
+						}
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}

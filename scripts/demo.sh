@@ -19,7 +19,7 @@ cleanup() {
 }
 trap cleanup EXIT
 for _ in $(seq 1 50); do curl -fsS -m 1 http://127.0.0.1:8000/redfish/v1/ >/dev/null 2>&1 && break; sleep 0.2; done
-echo "== simulated BMCs:"; cat "$here/.tools/bmcsim.log"
+echo "== simulated BMCs:"; curl -fsS http://127.0.0.1:8000/sim/systems; echo
 
 work=$(mktemp -d)
 cp examples/demo/*.tf "$work/"

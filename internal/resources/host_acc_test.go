@@ -87,17 +87,28 @@ func TestAccHost_lifecycle(t *testing.T) {
 				),
 			},
 			{ // Import by name.
-				ResourceName:      "baremetal_host.test",
-				ImportState:       true,
-				ImportStateId:     name,
-				ImportStateVerify: true,
-				ImportStateVerifyIgnore: []string{"driver", "driver_info", "driver_secrets", "timeouts", "boot_mode",
-					"automated_cleaning_mode", "inspection", "externally_provisioned", "last_updated", "error_count",
-					"error_message", "error_type", "operational_status", "ironic_state", "powered_on"},
+				ResourceName:            "baremetal_host.test",
+				ImportState:             true,
+				ImportStateId:           name,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: importIgnore,
+			},
+			{ // Import by node UUID.
+				ResourceName:            "baremetal_host.test",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: importIgnore,
 			},
 		},
 	})
 }
+
+// importIgnore are the attributes Ironic cannot give back on import: the
+// driver and its secrets (masked), settings that only act at registration,
+// and status stamped by the state machine.
+var importIgnore = []string{"driver", "driver_info", "driver_secrets", "timeouts", "boot_mode",
+	"automated_cleaning_mode", "inspection", "externally_provisioned", "last_updated", "error_count",
+	"error_message", "error_type", "operational_status", "ironic_state", "powered_on"}
 
 // sameID checks that a step changed the host in place.
 func sameID(id *string) resource.TestCheckFunc {

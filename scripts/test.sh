@@ -43,6 +43,7 @@ if [ "$mode" = unit ]; then
 fi
 
 tf=$(scripts/terraform.sh)
+scripts/lint.sh
 scripts/ironic.sh start
 trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
 export TF_ACC=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_ENDPOINT=http://127.0.0.1:${IRONIC_PORT:-6385}

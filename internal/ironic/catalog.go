@@ -192,6 +192,10 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		AllocationID:         n.AllocationUUID,
 		UpdatedAt:            n.UpdatedAt,
 	}
+	if c, ok := n.Properties["capabilities"].(string); ok {
+		obs.BootMode = BootModeOf(c)
+	}
+	obs.AutomatedCleaning = n.AutomatedClean
 	switch n.PowerState {
 	case powerOn:
 		on := true

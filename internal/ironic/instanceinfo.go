@@ -28,6 +28,26 @@ func BootModeCapabilities(mode lifecycle.BootMode) string {
 	}
 }
 
+// BootModeOf reads the boot mode back from a node's capabilities string
+// ("boot_mode:uefi,secure_boot:true"); "" when it names none.
+func BootModeOf(capabilities string) lifecycle.BootMode {
+	caps := map[string]string{}
+	for _, kv := range strings.Split(capabilities, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), ":"); ok {
+			caps[k] = v
+		}
+	}
+	switch {
+	case caps["boot_mode"] == "bios":
+		return lifecycle.BootModeLegacy
+	case caps["boot_mode"] == "uefi" && caps["secure_boot"] == "true":
+		return lifecycle.BootModeUEFISecureBoot
+	case caps["boot_mode"] == "uefi":
+		return lifecycle.BootModeUEFI
+	}
+	return ""
+}
+
 // instanceCapabilities is instance_info.capabilities (secure boot only).
 func instanceCapabilities(mode lifecycle.BootMode) map[string]any {
 	if mode == lifecycle.BootModeUEFISecureBoot {

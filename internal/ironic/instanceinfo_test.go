@@ -164,3 +164,17 @@ func TestFirmwareCleanSteps(t *testing.T) {
 		t.Errorf("steps %s\nwant %s", raw, want)
 	}
 }
+
+func TestBootModeOf(t *testing.T) {
+	for _, mode := range []lifecycle.BootMode{lifecycle.BootModeUEFI, lifecycle.BootModeUEFISecureBoot, lifecycle.BootModeLegacy} {
+		if got := BootModeOf(BootModeCapabilities(mode)); got != mode {
+			t.Errorf("round trip of %s gave %q", mode, got)
+		}
+	}
+	if got := BootModeOf("cpu_vt:true,boot_mode:uefi,secure_boot:false"); got != lifecycle.BootModeUEFI {
+		t.Errorf("uefi among other capabilities: %q", got)
+	}
+	if got := BootModeOf(""); got != "" {
+		t.Errorf("no capabilities: %q", got)
+	}
+}

@@ -78,7 +78,11 @@ type Observation struct {
 	Traits        []string
 	// AllocationID is set while the node is claimed.
 	AllocationID string
-	UpdatedAt    time.Time
+	// BootMode is read back from the node's capabilities ("" when they
+	// name none); AutomatedCleaning from automated_clean (nil: unset).
+	BootMode          BootMode
+	AutomatedCleaning *bool
+	UpdatedAt         time.Time
 }
 
 // ErrNotRegistered is returned (wrapped) by a Provisioner when the node does

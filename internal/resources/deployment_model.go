@@ -139,6 +139,8 @@ func (m *deploymentModel) hostSpec(ctx context.Context, name, id string) (lifecy
 // the state machine must not push driver_info again.
 func (m *deploymentModel) deployHost(ctx context.Context, obs lifecycle.Observation) (*lifecycle.Host, diag.Diagnostics) {
 	spec, diags := m.hostSpec(ctx, obs.Name, obs.ID)
+	// The host's boot mode decides instance_info's secure_boot capability.
+	spec.BootMode = obs.BootMode
 	h := &lifecycle.Host{
 		Spec: spec,
 		Status: lifecycle.HostStatus{

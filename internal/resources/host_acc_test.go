@@ -106,8 +106,8 @@ func TestAccHost_lifecycle(t *testing.T) {
 // importIgnore are the attributes Ironic cannot give back on import: the
 // driver and its secrets (masked), settings that only act at registration,
 // and status stamped by the state machine.
-var importIgnore = []string{"driver", "driver_info", "driver_secrets", "timeouts", "boot_mode",
-	"automated_cleaning_mode", "inspection", "externally_provisioned", "last_updated", "error_count",
+var importIgnore = []string{"driver", "driver_info", "driver_secrets", "timeouts",
+	"inspection", "externally_provisioned", "last_updated", "error_count",
 	"error_message", "error_type", "operational_status", "ironic_state", "powered_on"}
 
 // sameID checks that a step changed the host in place.
@@ -319,5 +319,46 @@ func TestAccHost_externallyProvisioned(t *testing.T) {
 				}),
 			),
 		}},
+	})
+}
+
+// A boot mode changed behind Terraform's back shows in the plan, and the
+// apply puts it back in place.
+func TestAccHost_bootModeDrift(t *testing.T) {
+	name := acctest.Name("acc-drift")
+	sc := acctest.Ironic(t)
+	config := fakeHost(name, `  inspection = "disabled"
+  boot_mac_address = "`+acctest.MAC()+`"`)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config, Check: resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI")},
+			{
+				PreConfig: func() {
+					_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
+						nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/properties/capabilities", Value: "boot_mode:bios"},
+					}).Extract()
+					if err != nil {
+						t.Fatalf("change the boot mode behind Terraform's back: %v", err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI"),
+					nodeHas(t, name, func(n *nodes.Node) error {
+						if c := n.Properties["capabilities"]; c != "boot_mode:uefi" {
+							return fmt.Errorf("capabilities %v, want boot_mode:uefi back", c)
+						}
+						return nil
+					}),
+				),
+			},
+		},
 	})
 }

@@ -230,8 +230,8 @@ func (m *hostModel) status() lifecycle.HostStatus {
 }
 
 // readObserved copies what Ironic says about fields the user may change
-// behind Terraform's back (labels, resource class, traits), so a plan shows
-// the drift. Fields the user left unset stay unset.
+// behind Terraform's back (labels, resource class, traits, boot mode,
+// automated cleaning), so a plan shows the drift. Fields the user left unset stay unset.
 func (m *hostModel) readObserved(obs lifecycle.Observation) {
 	m.Name = types.StringValue(obs.Name)
 	if !m.Labels.IsNull() || len(obs.Labels) > 0 {
@@ -242,6 +242,16 @@ func (m *hostModel) readObserved(obs lifecycle.Observation) {
 	}
 	if !m.Traits.IsNull() || len(obs.Traits) > 0 {
 		m.Traits = stringSet(obs.Traits)
+	}
+	if obs.BootMode != "" {
+		m.BootMode = types.StringValue(string(obs.BootMode))
+	}
+	if obs.AutomatedCleaning != nil {
+		mode := lifecycle.CleaningMetadata
+		if !*obs.AutomatedCleaning {
+			mode = lifecycle.CleaningDisabled
+		}
+		m.AutomatedCleaningMode = types.StringValue(mode)
 	}
 }
 

@@ -37,7 +37,50 @@ type deploymentResource struct {
 	clients *lifecycle.Clients
 }
 
-var _ resource.ResourceWithConfigValidators = (*deploymentResource)(nil)
+var (
+	_ resource.ResourceWithConfigValidators = (*deploymentResource)(nil)
+	_ resource.ResourceWithImportState      = (*deploymentResource)(nil)
+)
+
+// ImportState adopts the deployment of a provisioned host, by node UUID or
+// name. The image comes back from instance_info; user, meta and network
+// data do not (Ironic does not show the config drive), so they stay unset.
+func (r *deploymentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	obs, err := r.machine().Prov.Observe(ctx, &lifecycle.Host{Spec: lifecycle.HostSpec{Name: req.ID}, Status: lifecycle.HostStatus{ID: req.ID}})
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Importing deployment on "+req.ID, err.Error())
+		return
+	case !obs.Exists:
+		resp.Diagnostics.AddError("Importing deployment on "+req.ID, "no Ironic node has this name or UUID")
+		return
+	case obs.State != lifecycle.StateProvisioned || obs.DeployedImage == nil:
+		resp.Diagnostics.AddError("Importing deployment on "+req.ID,
+			fmt.Sprintf("host %q is %q (Ironic %q), not deployed with an image: nothing to import", obs.Name, obs.State, obs.ProvisionState))
+		return
+	}
+	img := obs.DeployedImage
+	checksumType := img.ChecksumType
+	if checksumType == "" {
+		checksumType = "auto"
+	}
+	image := &imageModel{
+		URL: types.StringValue(img.URL), Checksum: types.StringValue(img.Checksum),
+		ChecksumType: types.StringValue(checksumType), Format: types.StringValue(img.Format),
+	}
+	if img.Checksum == "" {
+		image.Checksum = types.StringNull()
+	}
+	var m deploymentModel
+	m.setStatus(&lifecycle.Host{Status: lifecycle.HostStatus{ID: obs.ID, State: obs.State}}, &obs)
+	for attr, v := range map[string]any{
+		"id": obs.ID, "host_id": obs.ID, "image": image, "provisioning_retries": int64(defaultProvisioningRetries),
+		"provisioning_state": m.ProvisioningState, "deployed_image": m.DeployedImage,
+		"provider_id": m.ProviderID, "host_name": m.HostName,
+	} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+}
 
 func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_deployment"
@@ -143,7 +186,7 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 				Optional: true, Computed: true, Default: int64default.StaticInt64(defaultProvisioningRetries),
 				Description: "How many failed deploy attempts are retried before the apply fails (BMO's " +
 					"`--max-provisioning-retries`, default 5). Each retry first deprovisions the host, then waits the " +
-					"operator's failure backoff (1-2 backoff units, one minute by default). Set 0 to fail on the first failure.",
+					"operator's failure backoff, doubling from 10-20 s. Set 0 to fail on the first failure.",
 				Validators: []validator.Int64{int64validator.Between(0, 20)},
 			},
 			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),

@@ -133,6 +133,14 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 			},
+			{ // Import by host: the image comes back from instance_info;
+				// the config drive data is not shown by Ironic, and the retry
+				// count is Terraform's own.
+				ResourceName:            "baremetal_deployment.test",
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"user_data", "meta_data", "network_data", "timeouts", "provisioning_retries"},
+			},
 			{ // A new image replaces the deployment on the same host.
 				Config: depConfig(name, depImage(depImageB, "")),
 				ConfigPlanChecks: resource.ConfigPlanChecks{

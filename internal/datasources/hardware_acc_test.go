@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
 )
 
 // seedInventory stores testdata/ipa_inventory.json as the inspection
@@ -168,27 +167,6 @@ data "baremetal_hardware" "with_bmc" {
 	})
 }
 
-// startSim serves one simulated Redfish system "sys-0" with the default
-// profile (NICs eno1..eno3) but random MACs, so that hosts of tests running
-// side by side on one Ironic never share a port. It is closed when the test
-// ends, after Terraform destroyed the hosts.
-func startSim(t *testing.T) (*sim.Server, sim.Profile) {
-	t.Helper()
-	srv := sim.New(sim.Options{})
-	p := sim.DefaultProfile(0)
-	for i := range p.NICs {
-		p.NICs[i].MAC = acctest.MAC()
-	}
-	if err := srv.AddSystem(sim.SystemConfig{ID: "sys-0", Username: "admin", Password: "password", Profile: p}); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return srv, p
-}
-
 // TestAccHardware_redfish: a host registered against a simulated Redfish
 // BMC (fake boot and deploy, Redfish power, management and inspection, as
 // in examples/demo) reads its hardware from the BMC when given bmc
@@ -197,7 +175,8 @@ func startSim(t *testing.T) (*sim.Server, sim.Profile) {
 // inspection left in the node's properties and ports.
 func TestAccHardware_redfish(t *testing.T) {
 	name := acctest.Name("tfacc-hwrf")
-	srv, prof := startSim(t)
+	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
+	prof := profiles[0]
 	address := "redfish+" + srv.SystemURL("sys-0")
 	config := fmt.Sprintf(`
 resource "baremetal_host" "h" {

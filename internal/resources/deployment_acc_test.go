@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
 )
 
 const (
@@ -348,27 +347,6 @@ resource "baremetal_deployment" "test" {
 	})
 }
 
-// depSim serves one simulated Redfish system "sys-0" with the default
-// profile (NICs eno1..eno3) but random MACs, so that hosts of tests running
-// side by side on one Ironic never share a port. It is closed when the test
-// ends, after Terraform destroyed the hosts.
-func depSim(t *testing.T) (*sim.Server, sim.Profile) {
-	t.Helper()
-	srv := sim.New(sim.Options{})
-	p := sim.DefaultProfile(0)
-	for i := range p.NICs {
-		p.NICs[i].MAC = acctest.MAC()
-	}
-	if err := srv.AddSystem(sim.SystemConfig{ID: "sys-0", Username: "admin", Password: "password", Profile: p}); err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return srv, p
-}
-
 // depConfigDriveMAC checks that Ironic was given a config drive and, when
 // Ironic shows it, that its network_data has one link with the MAC mac.
 // Without Swift, Ironic keeps a JSON config drive as is in
@@ -426,7 +404,8 @@ func depConfigDriveMAC(mac string) func(*nodes.Node) error {
 func TestAccDeployment_claimedWithNetworkData(t *testing.T) {
 	name := acctest.Name("acc-depnd")
 	sc := acctest.Ironic(t)
-	srv, prof := depSim(t)
+	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
+	prof := profiles[0]
 	address := "redfish+" + srv.SystemURL("sys-0")
 	host := fmt.Sprintf(`
 resource "baremetal_host" "test" {

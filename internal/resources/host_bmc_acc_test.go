@@ -34,29 +34,14 @@ type bmcSim struct {
 	profiles map[string]sim.Profile
 }
 
-// startSim starts a simulator with n systems "sys-0".."sys-{n-1}" accepting
-// user/pass, closed when the test ends. The systems have DefaultProfile
-// hardware but random NIC MACs: Ironic refuses a second port with a MAC,
-// and every simulator's sys-0 would otherwise have the same ones, so
-// parallel tests would steal each other's ports.
+// startSim is acctest.StartSim with the profiles keyed by system id.
 func startSim(t *testing.T, n int, user, pass string) *bmcSim {
 	t.Helper()
-	s := &bmcSim{Server: sim.New(sim.Options{}), profiles: map[string]sim.Profile{}}
-	for i := range n {
-		id := fmt.Sprintf("sys-%d", i)
-		p := sim.DefaultProfile(i)
-		for j := range p.NICs {
-			p.NICs[j].MAC = acctest.MAC()
-		}
-		if err := s.AddSystem(sim.SystemConfig{ID: id, Username: user, Password: pass, Profile: p}); err != nil {
-			t.Fatalf("add simulator system: %v", err)
-		}
-		s.profiles[id] = p
+	srv, profiles := acctest.StartSim(t, n, user, pass)
+	s := &bmcSim{Server: srv, profiles: map[string]sim.Profile{}}
+	for i, p := range profiles {
+		s.profiles[fmt.Sprintf("sys-%d", i)] = p
 	}
-	if err := s.Start(); err != nil {
-		t.Fatalf("start BMC simulator: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 

@@ -25,6 +25,9 @@ mkdir -p "$run"
 log() { echo "ironic.sh: $*" >&2; }
 
 install() {
+  if ! command -v curl >/dev/null; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null
+  fi
   if command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null; then
     return 0
   fi

@@ -18,7 +18,6 @@ mkdir -p "$here/.tools"
 # host takes Ironic ~25 s of conductor work.
 GO_TEST_FLAGS=${GO_TEST_FLAGS:-"-p 2 -parallel 4 -timeout 50m"}
 
-for c in curl bc; do command -v $c >/dev/null || { apt-get update -qq && apt-get install -y -qq $c >/dev/null; }; done
 
 # run_tests ARGS...: go test -v into a log; print package results, the
 # output of failed tests, and one summary line; keep go test's exit code.

@@ -15,9 +15,8 @@ export TF_CLI_CONFIG_FILE="$here/.tools/terraformrc"
 mkdir -p "$here/.tools"
 : >"$TF_CLI_CONFIG_FILE"
 # Parallelism is kept low: the machines have 2 cores, and a fake-hardware
-# host takes Ironic ~25 s of conductor work.
+# host keeps the single Ironic conductor busy for several seconds.
 GO_TEST_FLAGS=${GO_TEST_FLAGS:-"-p 2 -parallel 4 -timeout 50m"}
-
 
 # run_tests ARGS...: go test -v into a log; print package results, the
 # output of failed tests, and one summary line; keep go test's exit code.

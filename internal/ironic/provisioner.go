@@ -193,6 +193,11 @@ func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident stri
 	if ident == "" {
 		return nil, notRegistered(h)
 	}
+	memo := lifecycle.Memo(ctx)
+	if v, ok := memo.Get("node:" + ident); ok {
+		cp := *v.(*nodes.Node)
+		return &cp, nil
+	}
 	n, err := nodes.Get(ctx, p.sc, ident).Extract()
 	if err != nil {
 		if isNotFound(err) {
@@ -200,8 +205,18 @@ func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident stri
 		}
 		return nil, fmt.Errorf("get node %s: %w", ident, err)
 	}
-	return n, nil
+	// Register and the state's action read the node in one pass: the
+	// second read reuses the first, until anything is written.
+	memo.Set("node:"+n.UUID, n)
+	if n.Name != "" {
+		memo.Set("node:"+n.Name, n)
+	}
+	cp := *n
+	return &cp, nil
 }
+
+// wrote forgets what this pass read: call it after every write to Ironic.
+func wrote(ctx context.Context) { lifecycle.Memo(ctx).Clear() }
 
 // lookup finds the host's node by Status.ID, then Spec.Name. (nil, nil)
 // when neither exists.
@@ -249,8 +264,10 @@ func (p *Provisioner) setMaintenance(ctx context.Context, h *lifecycle.Host, nod
 	if on {
 		verb = "maintenance on"
 		err = nodes.SetMaintenance(ctx, p.sc, node.UUID, nodes.MaintenanceOpts{Reason: reason}).ExtractErr()
+		wrote(ctx)
 	} else {
 		err = nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
+		wrote(ctx)
 	}
 	switch {
 	case err == nil:
@@ -277,6 +294,7 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 	if node.Maintenance {
 		logInfo(ctx, "clearing maintenance before a provision state change", h, node, verb)
 		err := nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
+		wrote(ctx)
 		if isConflict(err) {
 			return p.continuing(verb, ps, p.fastPoll), false, nil
 		}
@@ -287,6 +305,7 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 	}
 	logInfo(ctx, "changing provision state", h, node, verb)
 	err = nodes.ChangeProvisionState(ctx, p.sc, node.UUID, opts).ExtractErr()
+	wrote(ctx)
 	switch {
 	case err == nil:
 		p.nudge()
@@ -316,6 +335,7 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 	f["paths"] = strings.Join(paths, ",")
 	tflog.Debug(ctx, "updating node", f)
 	n, err := nodes.Update(ctx, p.sc, node.UUID, patch).Extract()
+	wrote(ctx)
 	switch {
 	case err == nil:
 		return n, lifecycle.Result{}, true, nil

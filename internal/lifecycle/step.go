@@ -126,7 +126,7 @@ func gated(s State) bool {
 func (m *Machine) Step(ctx context.Context, h *Host) StepResult {
 	before := h.Status
 	p := &pass{m: m, h: h, next: h.Status.State, haveCreds: h.Spec.BMC.HasCredentials()}
-	r := p.run(ctx)
+	r := p.run(WithPass(ctx))
 
 	// BMO updateHostStateFrom (SM:113-150): a transition into a gated
 	// state needs a slot. Unlike BMO, which keeps the handler's side

@@ -31,3 +31,18 @@ func StartSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles
 	t.Cleanup(func() { _ = srv.Close() })
 	return srv, profiles
 }
+
+// SimHostDriver is the part of a baremetal_host that points Ironic at a
+// simulator system: fake-hardware with Redfish power, management and
+// inspection, and fake boot and deploy (no agent ramdisk runs here).
+const SimHostDriver = `  driver = "fake-hardware"
+  interfaces = {
+    boot       = "fake"
+    deploy     = "fake"
+    power      = "redfish"
+    management = "redfish"
+    inspect    = "redfish"
+    bios       = "fake"
+    raid       = "fake"
+    vendor     = "fake"
+  }`

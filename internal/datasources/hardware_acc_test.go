@@ -186,17 +186,7 @@ resource "baremetal_host" "h" {
     username = "admin"
     password = "password"
   }
-  driver = "fake-hardware"
-  interfaces = {
-    boot       = "fake"
-    deploy     = "fake"
-    power      = "redfish"
-    management = "redfish"
-    inspect    = "redfish"
-    bios       = "fake"
-    raid       = "fake"
-    vendor     = "fake"
-  }
+`+acctest.SimHostDriver+`
 }
 
 data "baremetal_hardware" "rf" {

@@ -416,17 +416,7 @@ resource "baremetal_host" "test" {
     username = "admin"
     password = "password"
   }
-  driver = "fake-hardware"
-  interfaces = {
-    boot       = "fake"
-    deploy     = "fake"
-    power      = "redfish"
-    management = "redfish"
-    inspect    = "redfish"
-    bios       = "fake"
-    raid       = "fake"
-    vendor     = "fake"
-  }
+`+acctest.SimHostDriver+`
 }
 `, name, address)
 	deployed := host + fmt.Sprintf(`

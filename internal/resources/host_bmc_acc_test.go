@@ -63,17 +63,7 @@ resource "baremetal_host" %q {
     password = %s
 %s
   }
-  driver = "fake-hardware"
-  interfaces = {
-    boot       = "fake"
-    deploy     = "fake"
-    power      = "redfish"
-    management = "redfish"
-    inspect    = "redfish"
-    bios       = "fake"
-    raid       = "fake"
-    vendor     = "fake"
-  }
+`+acctest.SimHostDriver+`
 %s
 }
 `, res, name, address, user, pass, bmcExtra, extra)

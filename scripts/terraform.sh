@@ -1,16 +1,44 @@
 #!/usr/bin/env bash
-# Builds the Terraform CLI v1.8.5 from source into .tools/bin (ignored) if it
-# is missing, and prints its path. Later versions do not build from the Go
-# module proxy (they carry replace directives); see the README.
+# Prints the path of a Terraform CLI for the scripts and tests, in this order:
+#   1. $TERRAFORM, when set (it must be 1.8 or later);
+#   2. a `terraform` on PATH that is 1.8 or later (1.11+ also runs the
+#      write-only attribute tests);
+#   3. Terraform v1.8.5 in .tools/bin, built from source if missing (5-11
+#      minutes on 2 cores). Later versions do not build from the Go module
+#      proxy (they carry replace directives); see the README.
+# Messages go to stderr; only the path goes to stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+min_minor=8
 version=1.8.5
 bin=$here/.tools/bin
-if [ -x "$bin/terraform" ] && "$bin/terraform" version 2>/dev/null | grep -q "v$version"; then
+
+# tf_version BIN: prints "MAJOR.MINOR.PATCH" of a Terraform binary, or nothing.
+tf_version() {
+  "$1" version 2>/dev/null | sed -n '1s/^Terraform v\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p'
+}
+
+# recent BIN: true when BIN is Terraform 1.8 or later.
+recent() {
+  local v major minor
+  v=$(tf_version "$1")
+  [ -n "$v" ] || return 1
+  major=${v%%.*}; minor=${v#*.}; minor=${minor%%.*}
+  [ "$major" -gt 1 ] || { [ "$major" -eq 1 ] && [ "$minor" -ge "$min_minor" ]; }
+}
+
+if [ -n "${TERRAFORM:-}" ]; then
+  recent "$TERRAFORM" || { echo "terraform.sh: TERRAFORM=$TERRAFORM is not Terraform 1.$min_minor or later" >&2; exit 1; }
+  echo "$TERRAFORM"; exit 0
+fi
+if found=$(command -v terraform 2>/dev/null) && recent "$found"; then
+  echo "$found"; exit 0
+fi
+if [ -x "$bin/terraform" ] && [ "$(tf_version "$bin/terraform")" = "$version" ]; then
   echo "$bin/terraform"; exit 0
 fi
 mkdir -p "$bin"
-echo "terraform.sh: building Terraform v$version from source (5-11 minutes on 2 cores)" >&2
+echo "terraform.sh: no Terraform 1.$min_minor+ on PATH; building v$version from source (5-11 minutes on 2 cores)" >&2
 GOBIN=$bin GOFLAGS=-mod=mod go install -ldflags "-X github.com/hashicorp/terraform/version.dev=no" \
   "github.com/hashicorp/terraform@v$version" >&2
 "$bin/terraform" version >&2

@@ -45,7 +45,7 @@ func PreCheck(t *testing.T) {
 		t.Skip("acceptance test: set TF_ACC=1 (make testacc starts Ironic and builds Terraform)")
 	}
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
-		t.Skip("acceptance test: TF_ACC_TERRAFORM_PATH is not set (make testacc builds Terraform v1.8.5 and sets it)")
+		t.Skip("acceptance test: TF_ACC_TERRAFORM_PATH is not set (make testacc sets it to scripts/terraform.sh's Terraform)")
 	}
 	if err := ironicAnswers(); err != nil {
 		t.Skipf("acceptance test: Ironic does not answer at %s (make testacc starts it): %v", Endpoint(), err)

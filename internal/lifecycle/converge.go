@@ -60,6 +60,7 @@ func (m *Machine) Converge(ctx context.Context, h *Host, opts ConvergeOptions) e
 
 	var failures, transients int
 	state, since := h.Status.State, m.now()
+	m.seen(h, since)
 	for {
 		if err := ctx.Err(); err != nil {
 			return m.waitError(h, StepResult{}, since, err)
@@ -176,11 +177,7 @@ func (m *Machine) Refresh(ctx context.Context, h *Host) (exists bool, err error)
 		h.Status.ID = obs.ID
 	}
 	if obs.State != "" && obs.State != h.Status.State {
-		m.log(ctx, "state transition", map[string]any{
-			"host": h.Spec.Name, "id": h.Status.ID, "from": string(h.Status.State),
-			"to": string(obs.State), "observed": true,
-		})
-		h.Status.State = obs.State
+		m.setState(ctx, h, obs.State, map[string]any{"observed": true})
 	}
 	if obs.PoweredOn != nil {
 		h.Status.PoweredOn = *obs.PoweredOn

@@ -47,7 +47,7 @@ func TestConvergeNewHostToAvailable(t *testing.T) {
 			t.Errorf("no operation history for %q", s)
 		}
 	}
-	if n := e.log.count("state transition"); n != 4 {
+	if n := e.log.count("host state"); n != 4 {
 		t.Errorf("%d transitions logged", n)
 	}
 	if n := e.log.count("waiting"); n != 2 {
@@ -449,5 +449,48 @@ func TestConvergeRegisteredElsewhere(t *testing.T) {
 		if c == "Register" || c == "Prepare" {
 			t.Errorf("%s called for a host registered elsewhere: %s", c, e.prov.methods())
 		}
+	}
+}
+
+// Every transition of a wait is logged once, as "host state", with the
+// host, the new and previous states and the time spent in the previous
+// one (counted from the start of the wait for the state it started in).
+func TestConvergeLogsEveryTransition(t *testing.T) {
+	e := newEnv()
+	h := newHost(StateNone)
+	h.Status = HostStatus{}
+	e.prov.always("Register", provReply{id: "node-7"})
+	e.prov.on("Register", provReply{res: Result{Dirty: true, RequeueAfter: 3 * time.Second, Verb: "manage", ProvisionState: "verifying"}, id: "node-7"})
+	e.prov.on("Inspect", provReply{res: Result{Dirty: true, Verb: "inspect", ProvisionState: "inspect wait"}, started: true})
+	if err := e.m.Converge(context.Background(), h, ConvergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ from, to, elapsed string }{
+		{"", "registering", "0s"},
+		{"registering", "inspecting", "3s"},
+		{"inspecting", "preparing", "10s"},
+		{"preparing", "available", "0s"},
+	}
+	got := e.log.with("host state")
+	if len(got) != len(want) {
+		t.Fatalf("%d host state lines, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		f := got[i]
+		if f["host"] != "host-0" || f["previous_state"] != w.from || f["state"] != w.to || f["elapsed"] != w.elapsed {
+			t.Errorf("line %d = %v, want %s -> %s after %s", i, f, w.from, w.to, w.elapsed)
+		}
+	}
+
+	// A read that finds Ironic moved the host logs it too, marked observed.
+	on := true
+	e.clock.advance(time.Minute)
+	e.prov.on("Observe", provReply{obs: Observation{Exists: true, ID: "node-7", State: StateProvisioned, PoweredOn: &on}})
+	if _, err := e.m.Refresh(context.Background(), h); err != nil {
+		t.Fatal(err)
+	}
+	got = e.log.with("host state")
+	if f := got[len(got)-1]; len(got) != 5 || f["state"] != "provisioned" || f["previous_state"] != "available" || f["elapsed"] != "1m0s" || f["observed"] != true {
+		t.Errorf("observed transition logged as %v", f)
 	}
 }

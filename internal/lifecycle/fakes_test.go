@@ -207,16 +207,31 @@ func (w *fakeWaiter) Wait(ctx context.Context, id string, d time.Duration) error
 
 // logRec records log lines.
 type logRec struct {
-	mu    sync.Mutex
-	lines []string
-	msgs  []string
+	mu     sync.Mutex
+	lines  []string
+	msgs   []string
+	fields []map[string]any
 }
 
 func (l *logRec) Log(_ context.Context, msg string, fields map[string]any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.msgs = append(l.msgs, msg)
+	l.fields = append(l.fields, fields)
 	l.lines = append(l.lines, fmt.Sprintf("%s %v", msg, fields))
+}
+
+// with returns the fields of the lines logged as msg, in order.
+func (l *logRec) with(msg string) []map[string]any {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]any
+	for i, m := range l.msgs {
+		if m == msg {
+			out = append(out, l.fields[i])
+		}
+	}
+	return out
 }
 
 func (l *logRec) count(msg string) int {

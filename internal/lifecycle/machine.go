@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"maps"
 	"time"
 )
 
@@ -40,4 +41,47 @@ type ConvergeOptions struct {
 	// state, new id, new error), so the caller can persist the node id the
 	// moment it is known.
 	OnChange func(h *Host)
+}
+
+// setState is the one place a host's state changes, whether a reconcile
+// pass moved it (Step) or a read found Ironic had (Refresh, which adds
+// "observed": true to the fields). It stamps OperationHistory and logs
+// "host state" at INFO with the host name, the new state, the previous
+// state and the time spent in the previous state (field elapsed, from
+// when this provider process saw the host enter it or, for the state a
+// wait started in, when the wait started; absent when unknown), so that
+// TF_LOG_PROVIDER=INFO reads as a progress log of the fleet.
+func (m *Machine) setState(ctx context.Context, h *Host, next State, extra map[string]any) {
+	s := &h.Status
+	from, now := s.State, m.now()
+	f := map[string]any{
+		"host": h.Spec.Name, "id": s.ID, "state": string(next), "previous_state": string(from),
+	}
+	if t, ok := s.OperationHistory[from]; ok && !t.IsZero() {
+		f["elapsed"] = now.Sub(t).Round(time.Millisecond).String()
+	}
+	maps.Copy(f, extra)
+	s.State = next
+	hist := maps.Clone(s.OperationHistory)
+	if hist == nil {
+		hist = map[State]time.Time{}
+	}
+	hist[next] = now
+	s.OperationHistory = hist
+	m.log(ctx, "host state", f)
+}
+
+// seen stamps when a wait first saw h in its current state, if nothing
+// stamped that state before, so that the next transition's elapsed time
+// is known.
+func (m *Machine) seen(h *Host, now time.Time) {
+	if _, ok := h.Status.OperationHistory[h.Status.State]; ok {
+		return
+	}
+	hist := maps.Clone(h.Status.OperationHistory)
+	if hist == nil {
+		hist = map[State]time.Time{}
+	}
+	hist[h.Status.State] = now
+	h.Status.OperationHistory = hist
 }

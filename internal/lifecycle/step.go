@@ -395,19 +395,7 @@ func (p *pass) delayed() StepResult {
 
 // enter records the state change (SM:123-135).
 func (p *pass) enter(ctx context.Context, next State) {
-	s := &p.h.Status
-	from := s.State
-	now := p.m.now()
-	s.State = next
-	hist := maps.Clone(s.OperationHistory)
-	if hist == nil {
-		hist = map[State]time.Time{}
-	}
-	hist[next] = now
-	s.OperationHistory = hist
-	p.m.log(ctx, "state transition", map[string]any{
-		"host": p.h.Spec.Name, "id": s.ID, "from": string(from), "to": string(next),
-	})
+	p.m.setState(ctx, p.h, next, nil)
 }
 
 func (p *pass) log(ctx context.Context, msg string, fields map[string]any) {

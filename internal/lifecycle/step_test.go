@@ -866,7 +866,7 @@ func TestStatusStamps(t *testing.T) {
 	if got := h.Status.OperationHistory[StateInspecting]; !got.Equal(testEpoch) {
 		t.Errorf("operation history = %v", h.Status.OperationHistory)
 	}
-	if e.log.count("state transition") != 1 {
+	if e.log.count("host state") != 1 {
 		t.Errorf("transition not logged: %v", e.log.lines)
 	}
 

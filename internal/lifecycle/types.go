@@ -197,7 +197,8 @@ type HostStatus struct {
 	// HostFirmwareSettings status).
 	PreparedRootDeviceHints *RootDeviceHints
 	AppliedFirmware         map[string]string
-	// OperationHistory stamps when each state was entered.
+	// OperationHistory stamps when each state was entered (or, for the
+	// state a wait started in, when the wait started).
 	OperationHistory map[State]time.Time
 	// HardwareDetails is what the last inspection returned (BMO's
 	// status.hardware); nil until a host has been inspected.

@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
 # Test rig: a real Ironic from Debian's packages, on loopback, with its state
-# in a temp dir. Idempotent.
+# (database, configuration, logs) in a temp dir. Idempotent.
 #
-#   scripts/ironic.sh install   install ironic-api + ironic-conductor if missing
-#   scripts/ironic.sh start     install, configure, create the schema, start, wait
-#   scripts/ironic.sh stop      stop it and remove its temp dir
+#   scripts/ironic.sh install   install Ironic, MariaDB and PyMySQL if missing
+#   scripts/ironic.sh start     install, start the database, configure, create
+#                               the schema, start Ironic, wait until it serves
+#   scripts/ironic.sh stop      stop Ironic and its database, remove the temp dir
 #   scripts/ironic.sh env       print the environment the tests need
 #   scripts/ironic.sh requests  count API requests in its log so far
+#   scripts/ironic.sh log       print the path of the API's log
+#   scripts/ironic.sh kill [PROC]   SIGKILL Ironic's processes (all of them, or
+#                               one: ironic, api, conductor-1, conductor-2),
+#                               leaving the database as it is (fault tests)
+#   scripts/ironic.sh resume    start whichever Ironic processes are not
+#                               running, on the same database; wait until
+#                               their conductors have started
+#   scripts/ironic.sh sql STATEMENT  run SQL on the rig's database
 #   scripts/ironic.sh seed-inventory NODE INVENTORY_JSON [PLUGIN_DATA_JSON]
 #                               store an inspection inventory for a node (UUID
 #                               or name) as inspection would, so that
 #                               GET /v1/nodes/NODE/inventory returns it
 #
-# Settings: IRONIC_PORT (6385), IRONIC_RUN_DIR (where pid/dir files are kept:
-# .tools/run under the project). Extra [fake] delays: IRONIC_FAKE_OPTS, e.g.
-# "power_delay = 1".
+# Settings (environment):
+#   IRONIC_PORT          API port (6385)
+#   IRONIC_RUN_DIR       where pid/dir files are kept (.tools/run)
+#   IRONIC_DB            mariadb (default: Debian's MariaDB with its data in
+#                        the temp dir, on a unix socket, stopped with the rig)
+#                        or sqlite
+#   IRONIC_DB_PORT       also let MariaDB listen on 127.0.0.1:PORT (default:
+#                        socket only)
+#   IRONIC_TOPOLOGY      single (default: API and conductor in one `ironic`
+#                        process) or split (ironic-api plus two
+#                        ironic-conductor processes talking json-rpc, on the
+#                        shared MariaDB; Ironic's hash ring spreads the nodes)
+#   IRONIC_JSON_RPC_PORT the conductors' json-rpc port (8089); each conductor
+#                        listens on its own loopback address
+#   IRONIC_CONDUCTOR_ADDRS  those addresses, also the conductors' host names
+#                        ("127.0.0.2 127.0.0.3")
+#   IRONIC_FAKE_OPTS     extra [fake] delays, e.g. "power_delay = 1"
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,39 +46,140 @@ run=${IRONIC_RUN_DIR:-$here/.tools/run}
 mkdir -p "$run"
 
 log() { echo "ironic.sh: $*" >&2; }
+# Debian's Python, where Ironic and PyMySQL live (not whatever python3 is
+# first on PATH).
+py=/usr/bin/python3
 
-install() {
-  if ! command -v curl >/dev/null; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl >/dev/null
-  fi
-  if command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null; then
-    return 0
-  fi
-  log "installing ironic-api and ironic-conductor from Debian (a few minutes)"
+# apt_install PKG...: Debian packages, non-interactive.
+apt_install() {
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends ironic-api ironic-conductor >/dev/null
+  apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-is_up() {
-  curl -fsS -m 2 "http://127.0.0.1:$port/v1/" >/dev/null 2>&1
-}
-
-start() {
-  install
-  if [ -f "$run/ironic.pid" ] && kill -0 "$(cat "$run/ironic.pid")" 2>/dev/null && is_up; then
-    log "already running (pid $(cat "$run/ironic.pid")) on port $port"
-    return 0
+install() {
+  local want=()
+  command -v curl >/dev/null || want+=(curl)
+  command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null || want+=(ironic-api ironic-conductor)
+  if [ "${IRONIC_DB:-mariadb}" = mariadb ]; then
+    command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || want+=(mariadb-server)
+    "$py" -c 'import pymysql' 2>/dev/null || want+=(python3-pymysql)
   fi
-  dir=$(mktemp -d /tmp/baremetal-ironic.XXXXXX)
-  echo "$dir" >"$run/ironic.dir"
-  mkdir -p "$dir/httpboot" "$dir/tftpboot"
+  [ ${#want[@]} -eq 0 ] && return 0
+  log "installing ${want[*]} from Debian (a few minutes)"
+  apt_install "${want[@]}"
+}
+
+# ---------------------------------------------------------------------------
+# Processes: each runs in its own session (setsid) with its pid in
+# $run/NAME.pid, so that kill/stop reach it and only it.
+
+pidfile() { echo "$run/$1.pid"; }
+
+running() {
+  local f; f=$(pidfile "$1")
+  [ -f "$f" ] && kill -0 "$(cat "$f")" 2>/dev/null
+}
+
+# spawn NAME LOGFILE CMD...: start CMD in its own session.
+spawn() {
+  local name=$1 out=$2; shift 2
+  setsid "$@" >>"$out" 2>&1 </dev/null &
+  echo $! >"$(pidfile "$name")"
+}
+
+# terminate NAME [SIGNAL]: signal NAME's session, wait for it to go.
+terminate() {
+  local f pid sig=${2:-TERM}
+  f=$(pidfile "$1")
+  [ -f "$f" ] || return 0
+  pid=$(cat "$f")
+  kill "-$sig" -- "-$pid" 2>/dev/null || kill "-$sig" "$pid" 2>/dev/null || true
+  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+  kill -9 -- "-$pid" 2>/dev/null || true
+  rm -f "$f"
+}
+
+# ---------------------------------------------------------------------------
+# The database: MariaDB in the temp dir (default), or sqlite.
+
+db_kind() { cat "$run/ironic.db" 2>/dev/null || echo "${IRONIC_DB:-mariadb}"; }
+
+mariadb_start() {
+  local dir=$1 me; me=$(id -un)
+  mkdir -p "$dir/mysql"
+  mariadb-install-db --no-defaults --datadir="$dir/mysql/data" --user="$me" \
+    --auth-root-authentication-method=socket --skip-test-db >"$dir/mysql/install.log" 2>&1 ||
+    { log "mariadb-install-db failed:"; tail -20 "$dir/mysql/install.log" >&2; return 1; }
+  local net=(--skip-networking)
+  [ -n "${IRONIC_DB_PORT:-}" ] && net=(--bind-address=127.0.0.1 --port="$IRONIC_DB_PORT")
+  # Durability is traded for speed: the database lives as long as the rig.
+  spawn mariadb "$dir/mysql/stdout.log" /usr/sbin/mariadbd --no-defaults --user="$me" \
+    --datadir="$dir/mysql/data" --socket="$dir/mysql/mysql.sock" --pid-file="$dir/mysql/mariadb.pid" \
+    --log-error="$dir/mysql/error.log" "${net[@]}" --skip-log-bin \
+    --innodb-flush-log-at-trx-commit=2 --innodb-doublewrite=0 --innodb-buffer-pool-size=128M \
+    --max-connections=500
+  for _ in $(seq 1 120); do
+    mariadb-admin --socket="$dir/mysql/mysql.sock" ping >/dev/null 2>&1 && break
+    running mariadb || { log "mariadb exited:"; tail -20 "$dir/mysql/error.log" >&2; return 1; }
+    sleep 0.25
+  done
+  mariadb --socket="$dir/mysql/mysql.sock" -e "
+    CREATE DATABASE ironic CHARACTER SET utf8mb3;
+    CREATE USER 'ironic'@'localhost' IDENTIFIED BY 'ironic';
+    GRANT ALL ON ironic.* TO 'ironic'@'localhost';"
+  log "MariaDB up on $dir/mysql/mysql.sock${IRONIC_DB_PORT:+ and 127.0.0.1:$IRONIC_DB_PORT}"
+}
+
+db_url() {
+  local dir=$1
+  case $(db_kind) in
+    mariadb) echo "mysql+pymysql://ironic:ironic@localhost/ironic?unix_socket=$dir/mysql/mysql.sock&charset=utf8" ;;
+    sqlite) echo "sqlite:///$dir/ironic.sqlite" ;;
+    *) log "IRONIC_DB must be mariadb or sqlite, not $(db_kind)"; return 1 ;;
+  esac
+}
+
+# sql STATEMENT: run SQL on the rig's database and print the rows.
+sql() {
+  [ $# -eq 1 ] || { echo "usage: $0 sql STATEMENT" >&2; exit 2; }
+  local dir; dir=$(cat "$run/ironic.dir")
+  case $(db_kind) in
+    mariadb) mariadb --socket="$dir/mysql/mysql.sock" --batch --skip-column-names ironic -e "$1" ;;
+    sqlite) "$py" -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=30, isolation_level=None)
+for row in db.execute(sys.argv[2]): print("\t".join("NULL" if v is None else str(v) for v in row))' \
+      "$dir/ironic.sqlite" "$1" ;;
+  esac
+}
+
+# ---------------------------------------------------------------------------
+# Ironic
+
+topology() { cat "$run/ironic.topology" 2>/dev/null || echo "${IRONIC_TOPOLOGY:-single}"; }
+
+# procs: the Ironic processes of the topology.
+procs() {
+  case $(topology) in
+    single) echo ironic ;;
+    split) echo api conductor-1 conductor-2 ;;
+  esac
+}
+
+conductor_addr() {
+  local addrs; read -r -a addrs <<<"${IRONIC_CONDUCTOR_ADDRS:-127.0.0.2 127.0.0.3}"
+  echo "${addrs[$(( $1 - 1 ))]}"
+}
+
+write_conf() {
+  local dir=$1 rpc=none url
+  url=$(db_url "$dir")
+  [ "$(topology)" = split ] && rpc=json-rpc
   cat >"$dir/ironic.conf" <<CONF
 [DEFAULT]
 auth_strategy = noauth
-rpc_transport = none
+rpc_transport = $rpc
 host = localhost
-log_file = $dir/ironic.log
 use_stderr = false
 debug = false
 enabled_hardware_types = fake-hardware,redfish
@@ -68,11 +192,13 @@ enabled_power_interfaces = fake,redfish
 enabled_raid_interfaces = fake,no-raid
 enabled_vendor_interfaces = fake,no-vendor
 enabled_network_interfaces = noop
+# A conductor that died leaves the hash ring within seconds.
+hash_ring_reset_interval = 5
 [api]
 host_ip = 127.0.0.1
 port = $port
 [database]
-connection = sqlite:///$dir/ironic.sqlite
+connection = $url
 [dhcp]
 dhcp_provider = none
 [deploy]
@@ -82,6 +208,12 @@ http_url = http://127.0.0.1:8088
 tftp_root = $dir/tftpboot
 [conductor]
 sync_power_state_interval = 10
+heartbeat_interval = 3
+heartbeat_timeout = 12
+check_provision_state_interval = 10
+[json_rpc]
+auth_strategy = noauth
+port = ${IRONIC_JSON_RPC_PORT:-8089}
 [redfish]
 # Fail fast on BMCs that are not there (the default retries for minutes).
 connection_attempts = 2
@@ -89,41 +221,135 @@ connection_retry_interval = 1
 [fake]
 ${IRONIC_FAKE_OPTS:-}
 CONF
-  ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1
-  setsid ironic --config-file "$dir/ironic.conf" >"$dir/stdout.log" 2>&1 </dev/null &
-  echo $! >"$run/ironic.pid"
-  log "started pid $(cat "$run/ironic.pid"), config and logs in $dir"
-  for _ in $(seq 1 120); do
-    if is_up && curl -fsS -m 2 -H "X-OpenStack-Ironic-API-Version: 1.49" "http://127.0.0.1:$port/v1/conductors" 2>/dev/null | grep -q '"alive": *true'; then
-      log "API and conductor are up on 127.0.0.1:$port"
-      return 0
-    fi
-    if ! kill -0 "$(cat "$run/ironic.pid")" 2>/dev/null; then
-      log "ironic exited; last log lines:"; tail -20 "$dir/ironic.log" "$dir/stdout.log" >&2 || true
-      return 1
-    fi
-    sleep 1
+  local i addr
+  for i in 1 2; do
+    addr=$(conductor_addr "$i")
+    printf '[DEFAULT]\nhost = %s\n[json_rpc]\nhost_ip = %s\n' "$addr" "$addr" >"$dir/conductor-$i.conf"
   done
-  log "timed out waiting for Ironic"; tail -20 "$dir/ironic.log" >&2 || true
+}
+
+# proc_log NAME: the log file of one Ironic process.
+proc_log() { echo "$(cat "$run/ironic.dir")/$1.log"; }
+
+# api_log: the log of the process that serves the API.
+api_log() {
+  case $(topology) in
+    single) proc_log ironic ;;
+    split) proc_log api ;;
+  esac
+}
+
+started_count() {
+  local n
+  n=$(grep -c 'Successfully started conductor' "$1" 2>/dev/null) || true
+  echo "${n:-0}"
+}
+
+# start_proc NAME: start one Ironic process on the rig's config.
+start_proc() {
+  local name=$1 dir conf cmd
+  dir=$(cat "$run/ironic.dir")
+  conf=(--config-file "$dir/ironic.conf")
+  case $name in
+    ironic) cmd=(ironic) ;;
+    api) cmd=(ironic-api) ;;
+    conductor-*) cmd=(ironic-conductor); conf+=(--config-file "$dir/$name.conf") ;;
+  esac
+  spawn "$name" "$dir/$name.stdout.log" "${cmd[@]}" "${conf[@]}" --log-file "$dir/$name.log"
+  log "started $name (pid $(cat "$(pidfile "$name")"))"
+}
+
+# await NAME=COUNT...: wait until the API answers and each named conductor
+# process has logged its start more than COUNT times.
+await() {
+  local dir; dir=$(cat "$run/ironic.dir")
+  for _ in $(seq 1 240); do
+    local ok=1 kv name
+    curl -fsS -m 2 "http://127.0.0.1:$port/v1/" >/dev/null 2>&1 || ok=0
+    for kv in "$@"; do
+      name=${kv%%=*}
+      running "$name" || { log "$name exited; last log lines:"; tail -n 20 "$dir/$name.log" "$dir/$name.stdout.log" >&2 || true; return 1; }
+      [ "$(started_count "$dir/$name.log")" -gt "${kv#*=}" ] || ok=0
+    done
+    [ "$ok" = 1 ] && { log "Ironic is up on 127.0.0.1:$port ($(topology), $(db_kind))"; return 0; }
+    sleep 0.5
+  done
+  log "timed out waiting for Ironic"; tail -n 20 "$dir"/*.log >&2 || true
   return 1
 }
 
-stop() {
-  if [ -f "$run/ironic.pid" ]; then
-    pid=$(cat "$run/ironic.pid")
-    kill -- "-$pid" 2>/dev/null || kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    kill -9 -- "-$pid" 2>/dev/null || true
-    rm -f "$run/ironic.pid"
+# launch NAME...: start Ironic processes that are not running and wait.
+launch() {
+  local dir name waits=()
+  dir=$(cat "$run/ironic.dir")
+  for name in "$@"; do
+    running "$name" && continue
+    [ "$name" = api ] || waits+=("$name=$(started_count "$dir/$name.log")")
+    start_proc "$name"
+  done
+  # The API alone has no "started conductor" line: await checks it answers.
+  await "${waits[@]}"
+}
+
+is_up() {
+  curl -fsS -m 2 "http://127.0.0.1:$port/v1/" >/dev/null 2>&1
+}
+
+start() {
+  install
+  if [ -f "$run/ironic.dir" ]; then
+    local all=1 name
+    for name in $(procs); do running "$name" || all=0; done
+    if [ "$all" = 1 ] && is_up; then
+      log "already running on port $port ($(topology), $(db_kind))"
+      return 0
+    fi
+    stop
   fi
+  echo "${IRONIC_DB:-mariadb}" >"$run/ironic.db"
+  echo "${IRONIC_TOPOLOGY:-single}" >"$run/ironic.topology"
+  case $(topology) in
+    single) ;;
+    split) [ "$(db_kind)" = mariadb ] || { log "IRONIC_TOPOLOGY=split needs IRONIC_DB=mariadb"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1; } ;;
+    *) log "IRONIC_TOPOLOGY must be single or split"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1 ;;
+  esac
+  local dir
+  dir=$(mktemp -d /tmp/baremetal-ironic.XXXXXX)
+  echo "$dir" >"$run/ironic.dir"
+  mkdir -p "$dir/httpboot" "$dir/tftpboot"
+  [ "$(db_kind)" = mariadb ] && mariadb_start "$dir"
+  write_conf "$dir"
+  ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1 ||
+    { log "ironic-dbsync failed:"; tail -20 "$dir/dbsync.log" >&2; return 1; }
+  log "config and logs in $dir"
+  # shellcheck disable=SC2046
+  launch $(procs)
+}
+
+stop() {
+  local name
+  for name in ironic api conductor-1 conductor-2; do terminate "$name"; done
+  terminate mariadb
   if [ -f "$run/ironic.dir" ]; then
     [ -n "${KEEP_IRONIC_LOGS:-}" ] || rm -rf "$(cat "$run/ironic.dir")"
     rm -f "$run/ironic.dir"
   fi
+  rm -f "$run/ironic.db" "$run/ironic.topology"
+}
+
+# kill_procs [NAME]: SIGKILL Ironic (all its processes, or one), as a crash
+# would; the database and the config stay.
+kill_procs() {
+  local name
+  for name in ${1:-$(procs)}; do
+    running "$name" || { log "$name is not running"; continue; }
+    terminate "$name" KILL
+    log "killed $name"
+  done
 }
 
 requests() {
-  grep -c '" status: ' "$(cat "$run/ironic.dir")/ironic.log" || true
+  grep -c '" status: ' "$(api_log)" || true
 }
 
 # seed_inventory NODE INVENTORY_JSON [PLUGIN_DATA_JSON]: Ironic 21.4 keeps
@@ -139,7 +365,7 @@ seed_inventory() {
   [ $# -ge 2 ] || { echo "usage: $0 seed-inventory NODE_UUID_OR_NAME INVENTORY_JSON_FILE [PLUGIN_DATA_JSON_FILE]" >&2; exit 2; }
   dirfile=""
   [ -f "$run/ironic.dir" ] && dirfile="$(cat "$run/ironic.dir")/ironic.conf"
-  python3 - "$port" "$dirfile" "$@" <<'PY'
+  "$py" - "$port" "$dirfile" "$@" <<'PY'
 import configparser, datetime, glob, json, random, sqlite3, sys, time
 
 port, conf, node, inv_file = sys.argv[1:5]
@@ -170,7 +396,8 @@ if not serves_port(cp):
             args = open(cmdline, "rb").read().decode(errors="replace").split("\0")
         except OSError:
             continue
-        if not any(a.endswith("/ironic") or a == "ironic" for a in args[:2]) or "--config-file" not in args:
+        names = ("ironic", "ironic-api", "ironic-conductor")
+        if not any(a.rsplit("/", 1)[-1] in names for a in args[:2]) or "--config-file" not in args:
             continue
         i = args.index("--config-file")
         c = read(args[i + 1]) if i + 1 < len(args) else None
@@ -180,8 +407,6 @@ if not serves_port(cp):
 if cp is None:
     sys.exit("seed-inventory: no Ironic of this rig serves port %s" % port)
 url = cp.get("database", "connection")
-if not url.startswith("sqlite:///"):
-    sys.exit("seed-inventory: only an sqlite database is supported, not " + url)
 
 with open(inv_file) as f:
     inventory = json.load(f)
@@ -195,13 +420,55 @@ if plugin_file:
 if not isinstance(inventory, dict) or not isinstance(plugin, dict):
     sys.exit("seed-inventory: the inventory and the plugin data must be JSON objects")
 
-# Ironic writes this database from green threads whose transactions read
-# first and then upgrade to a write lock; SQLite fails such an upgrade at
-# once ("database is locked", no busy wait) while another connection holds a
-# write lock, and Ironic then loses that update (e.g. a power action's
-# result). So the seed never waits holding a lock: it takes the exclusive
-# lock only when no transaction is open (busy timeout 0), retries after a
-# short pause otherwise, and holds the lock for a few milliseconds.
+def store(db, ph, now):
+    """Replace the node's inventory; ph is the driver's placeholder."""
+    q = lambda sql: sql.replace("?", ph)
+    cur = db.cursor()
+    cur.execute(q("SELECT id FROM nodes WHERE uuid = ? OR name = ?"), (node, node))
+    rows = cur.fetchall()
+    if len(rows) != 1:
+        return "seed-inventory: %d nodes have the UUID or name %s" % (len(rows), node)
+    node_id = rows[0][0]
+    cur.execute(q("DELETE FROM node_inventory WHERE node_id = ?"), (node_id,))
+    cur.execute(q(
+        "INSERT INTO node_inventory (created_at, updated_at, version, inventory_data, plugin_data, node_id)"
+        " VALUES (?, NULL, '1.0', ?, ?, ?)"),
+        (now, json.dumps(inventory), json.dumps(plugin), node_id))
+    return None
+
+
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+if url.startswith("mysql+pymysql://"):
+    # MariaDB: one ordinary transaction; InnoDB's row locks make the seed
+    # and Ironic's own writes wait for each other instead of failing.
+    import urllib.parse
+    import pymysql
+    u = urllib.parse.urlsplit(url)
+    qs = dict(urllib.parse.parse_qsl(u.query))
+    db = pymysql.connect(user=urllib.parse.unquote(u.username or ""),
+                         password=urllib.parse.unquote(u.password or ""),
+                         database=u.path.lstrip("/"), unix_socket=qs.get("unix_socket"),
+                         host=u.hostname or "localhost", port=u.port or 3306, charset="utf8")
+    try:
+        err = store(db, "%s", now)
+        if err:
+            db.rollback()
+            sys.exit(err)
+        db.commit()
+    finally:
+        db.close()
+    print("seed-inventory: stored the inventory of node %s" % node)
+    sys.exit(0)
+if not url.startswith("sqlite:///"):
+    sys.exit("seed-inventory: only sqlite and MariaDB (mysql+pymysql) databases are supported, not " + url)
+
+# Ironic writes an sqlite database from green threads whose transactions
+# read first and then upgrade to a write lock; SQLite fails such an upgrade
+# at once ("database is locked", no busy wait) while another connection
+# holds a write lock, and Ironic then loses that update (e.g. a power
+# action's result). So the seed never waits holding a lock: it takes the
+# exclusive lock only when no transaction is open (busy timeout 0), retries
+# after a short pause otherwise, and holds the lock for a few milliseconds.
 db = sqlite3.connect(url[len("sqlite:///"):], timeout=0, isolation_level=None)
 deadline = time.monotonic() + 60
 while True:
@@ -215,17 +482,10 @@ while True:
             sys.exit("seed-inventory: the database stayed busy for 60 s")
         time.sleep(random.uniform(0.005, 0.03))
 try:
-    rows = db.execute("SELECT id FROM nodes WHERE uuid = ? OR name = ?", (node, node)).fetchall()
-    if len(rows) != 1:
+    err = store(db, "?", now)
+    if err:
         db.execute("ROLLBACK")
-        sys.exit("seed-inventory: %d nodes have the UUID or name %s" % (len(rows), node))
-    node_id = rows[0][0]
-    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-    db.execute("DELETE FROM node_inventory WHERE node_id = ?", (node_id,))
-    db.execute(
-        "INSERT INTO node_inventory (created_at, updated_at, version, inventory_data, plugin_data, node_id)"
-        " VALUES (?, NULL, '1.0', ?, ?, ?)",
-        (now, json.dumps(inventory), json.dumps(plugin), node_id))
+        sys.exit(err)
     db.execute("COMMIT")
 except BaseException:
     if db.in_transaction:
@@ -241,7 +501,12 @@ case "${1:-}" in
   stop) stop ;;
   env) echo "BAREMETAL_ENDPOINT=http://127.0.0.1:$port" ;;
   requests) requests ;;
-  log) echo "$(cat "$run/ironic.dir")/ironic.log" ;;
+  log) api_log ;;
+  kill) kill_procs "${2:-}" ;;
+  resume)
+    # shellcheck disable=SC2046
+    launch $(procs) ;;
+  sql) shift; sql "$@" ;;
   seed-inventory) shift; seed_inventory "$@" ;;
-  *) echo "usage: $0 install|start|stop|env|requests|log|seed-inventory" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|requests|log|kill|resume|sql|seed-inventory" >&2; exit 2 ;;
 esac

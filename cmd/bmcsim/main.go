@@ -5,6 +5,13 @@
 //
 // It prints one line per system with its Redfish URL, then serves until
 // SIGINT or SIGTERM. Faults can be injected at /sim/systems/{id}/faults.
+//
+// With -ironic URL every system runs a simulated Ironic Python Agent
+// whenever it powers on (package sim/agent): it looks its node up in that
+// Ironic, heartbeats, and runs the clean and deploy commands Ironic sends;
+// /sim/systems/{id}/agent shows what it received and
+// /sim/systems/{id}/agent/faults injects agent faults. With -inspector URL
+// it also posts its inventory to ironic-inspector at every boot.
 package main
 
 import (
@@ -19,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
 )
 
 func main() {
@@ -43,6 +51,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	portBase := fs.Int("per-system-port-base", 0, "if set, system i also listens on port base+i")
 	verbose := fs.Bool("v", false, "log every request")
 	offset := fs.Int("profile-offset", 0, "system i gets hardware profile offset+i (distinct MACs for simulators sharing one Ironic)")
+	ironicURL := fs.String("ironic", "", "Ironic API URL: systems run a simulated agent that talks to it")
+	inspectorURL := fs.String("inspector", "", "ironic-inspector API URL the agents post their inventory to at boot")
+	maxHeartbeat := fs.Duration("agent-max-heartbeat", 0, "cap on the agents' heartbeat interval (0: the interval Ironic asks for)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -53,6 +64,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *portBase > 0 {
 		opts.PerSystemListeners = true
 		opts.PerSystemPortBase = *portBase
+	}
+	if *ironicURL != "" {
+		opts.Agent = &agent.Config{IronicURL: *ironicURL, InspectorURL: *inspectorURL, MaxHeartbeatInterval: *maxHeartbeat}
 	}
 	if *verbose {
 		logger := log.New(stderr, "", log.LstdFlags)

@@ -13,6 +13,9 @@ import (
 //	POST   /sim/systems/{id}/faults   replace Faults (JSON; also PUT)
 //	DELETE /sim/systems/{id}/faults   clear Faults
 //	POST   /sim/systems/{id}/power    {"state":"On"|"Off"}
+//	GET    /sim/systems/{id}/agent    the simulated agent's agent.Record
+//	GET    /sim/systems/{id}/agent/faults, POST/PUT (replace), DELETE (clear):
+//	                                  agent.Faults
 func (s *Server) adminRoutes() *http.ServeMux {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /sim/systems", s.adminSystems)
@@ -22,6 +25,8 @@ func (s *Server) adminRoutes() *http.ServeMux {
 	m.HandleFunc("PUT /sim/systems/{id}/faults", s.adminSetFaults)
 	m.HandleFunc("DELETE /sim/systems/{id}/faults", s.adminClearFaults)
 	m.HandleFunc("POST /sim/systems/{id}/power", s.adminPower)
+	m.HandleFunc("GET /sim/systems/{id}/agent", s.adminAgent)
+	m.HandleFunc("/sim/systems/{id}/agent/faults", s.adminAgentFaults)
 	return m
 }
 

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
 )
 
 // Options configure a Server.
@@ -48,6 +50,9 @@ type Options struct {
 	// one Ironic need distinct offsets, since Ironic allows a MAC on one
 	// port only.
 	ProfileOffset int
+	// Agent, if set, gives every system a simulated Ironic Python Agent
+	// (package agent) that starts whenever the system powers on.
+	Agent *agent.Config
 }
 
 // SystemConfig adds one system to a Server.
@@ -136,6 +141,18 @@ func (s *Server) AddSystem(cfg SystemConfig) error {
 	if _, ok := s.systems[cfg.ID]; ok {
 		s.mu.Unlock()
 		return fmt.Errorf("sim: system %q already exists", cfg.ID)
+	}
+	if s.opts.Agent != nil {
+		acfg := *s.opts.Agent
+		if acfg.Logf == nil {
+			acfg.Logf = s.opts.Logf
+		}
+		a, err := agent.New(acfg, cfg.ID, machine{s: s, id: cfg.ID})
+		if err != nil {
+			s.mu.Unlock()
+			return err
+		}
+		sys.agent = a
 	}
 	s.systems[cfg.ID] = sys
 	s.order = append(s.order, cfg.ID)
@@ -237,10 +254,17 @@ func (s *Server) Close() error {
 	s.closed = true
 	close(s.done)
 	ls := []*listener{s.main}
+	var agents []*agent.Agent
 	for _, sys := range s.systems {
 		ls = append(ls, sys.listener)
+		if sys.agent != nil {
+			agents = append(agents, sys.agent)
+		}
 	}
 	s.mu.Unlock()
+	for _, a := range agents {
+		_ = a.Close()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	for _, l := range ls {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"time"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
 )
 
 // Power states.
@@ -20,6 +22,7 @@ type system struct {
 	password string
 	profile  Profile
 	listener *listener
+	agent    *agent.Agent // nil unless Options.Agent
 
 	power       string
 	boot        BootOverride
@@ -67,6 +70,9 @@ type SystemState struct {
 	SessionsDeleted int                   `json:"sessions_deleted"`
 	ActiveSessions  int                   `json:"active_sessions"`
 	Faults          Faults                `json:"faults"`
+	// AgentURL is the callback URL of the system's simulated agent (empty
+	// without Options.Agent); its record is at /sim/systems/{id}/agent.
+	AgentURL string `json:"agent_url,omitempty"`
 }
 
 var allowedBootTargets = []string{"None", "Pxe", "Floppy", "Cd", "Usb", "Hdd", "BiosSetup", "Utilities", "Diags", "UefiTarget", "UefiHttp"}
@@ -130,12 +136,12 @@ func (sys *system) reset(kind string) error {
 			sys.powerOn()
 		}
 	case "ForceOff", "GracefulShutdown":
-		sys.power = PowerOff
+		sys.powerOff()
 	case "ForceRestart", "GracefulRestart", "PowerCycle":
 		sys.powerOn()
 	case "PushPowerButton":
 		if sys.power == PowerOn {
-			sys.power = PowerOff
+			sys.powerOff()
 		} else {
 			sys.powerOn()
 		}
@@ -153,6 +159,17 @@ func (sys *system) powerOn() {
 	sys.bootCount++
 	maps.Copy(sys.biosCurrent, sys.biosPending)
 	clear(sys.biosPending)
+	if sys.agent != nil {
+		sys.agent.PowerOn()
+	}
+}
+
+// powerOff turns the system off; its agent, if it ran one, is gone.
+func (sys *system) powerOff() {
+	sys.power = PowerOff
+	if sys.agent != nil {
+		sys.agent.PowerOff()
+	}
 }
 
 func (sys *system) snapshot(activeSessions int) SystemState {
@@ -163,6 +180,9 @@ func (sys *system) snapshot(activeSessions int) SystemState {
 		Requests: sys.requests, Resets: append([]string(nil), sys.resets...), BootCount: sys.bootCount,
 		SessionsCreated: sys.sessionsCreated, SessionsDeleted: sys.sessionsDeleted, ActiveSessions: activeSessions,
 		Faults: sys.faults,
+	}
+	if sys.agent != nil {
+		st.AgentURL = sys.agent.URL()
 	}
 	for k, m := range sys.media {
 		st.VirtualMedia[k] = *m
@@ -211,7 +231,9 @@ func (s *Server) SetPower(id, state string) error {
 			sys.powerOn()
 		}
 	case PowerOff:
-		sys.power = PowerOff
+		if sys.power != PowerOff {
+			sys.powerOff()
+		}
 	default:
 		return fmt.Errorf("sim: power state must be On or Off, not %q", state)
 	}

@@ -1,0 +1,154 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Record is what an agent saw and did, kept across boots (Commands belong
+// to the current boot), for tests to check what a host received.
+type Record struct {
+	CallbackURL      string  `json:"callback_url"`
+	Boots            int     `json:"boots"`
+	InstanceBoots    int     `json:"instance_boots"`
+	Running          bool    `json:"running"`
+	NodeUUID         string  `json:"node_uuid,omitempty"`
+	Lookups          int     `json:"lookups"`
+	Heartbeats       int     `json:"heartbeats"`
+	HeartbeatErrors  int     `json:"heartbeat_errors"`
+	HeartbeatTimeout float64 `json:"heartbeat_timeout,omitempty"`
+
+	LastHeartbeatError string `json:"last_heartbeat_error,omitempty"`
+	// Commands of the current boot, as Ironic sees them.
+	Commands []Command `json:"commands"`
+	// CommandLog names every command received, across boots.
+	CommandLog []string `json:"command_log"`
+	// CleanSteps and DeploySteps are the steps executed ("interface.step").
+	CleanSteps  []string `json:"clean_steps"`
+	DeploySteps []string `json:"deploy_steps"`
+
+	Image       *ImageRecord       `json:"image,omitempty"`
+	ConfigDrive *ConfigDriveRecord `json:"config_drive,omitempty"`
+	Bootloader  map[string]any     `json:"bootloader,omitempty"`
+	RAID        map[string]any     `json:"raid,omitempty"`
+	BIOS        map[string]any     `json:"bios,omitempty"`
+	// ErasedMetadata counts erase_devices_metadata runs.
+	ErasedMetadata int `json:"erased_metadata"`
+	LogsCollected  int `json:"logs_collected"`
+	// Inspection is the last inventory posted to ironic-inspector and its
+	// answer.
+	Inspection *InspectionRecord `json:"inspection,omitempty"`
+	Events     []string          `json:"events"`
+}
+
+// ImageRecord is the last image write_image was asked for.
+type ImageRecord struct {
+	URL string `json:"url"`
+	// Algorithm and Expected are the checksum Ironic asked to verify;
+	// Actual is what the download hashed to.
+	Algorithm  string `json:"algorithm"`
+	Expected   string `json:"expected"`
+	Actual     string `json:"actual,omitempty"`
+	Verdict    string `json:"verdict"` // "match", "mismatch" or "download failed"
+	Bytes      int64  `json:"bytes"`
+	DiskFormat string `json:"disk_format,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// ConfigDriveRecord is the decoded config drive of the last write_image.
+type ConfigDriveRecord struct {
+	Label       string          `json:"label,omitempty"`
+	MetaData    json.RawMessage `json:"meta_data,omitempty"`
+	UserData    string          `json:"user_data,omitempty"`
+	NetworkData json.RawMessage `json:"network_data,omitempty"`
+	Files       []string        `json:"files"`
+	Error       string          `json:"error,omitempty"`
+}
+
+// InspectionRecord is the last post to ironic-inspector.
+type InspectionRecord struct {
+	Status int    `json:"status"`
+	Answer string `json:"answer"`
+	Error  string `json:"error,omitempty"`
+}
+
+func (r *Record) event(format string, args ...any) {
+	r.Events = append(r.Events, time.Now().UTC().Format("15:04:05.000")+" "+fmt.Sprintf(format, args...))
+	if len(r.Events) > 200 {
+		r.Events = r.Events[len(r.Events)-200:]
+	}
+}
+
+// Faults are agent misbehaviours, set per system.
+type Faults struct {
+	// HeartbeatStopped: the agent stops heartbeating (Ironic's callback
+	// timeout then fails the deploy or cleaning).
+	HeartbeatStopped bool `json:"heartbeat_stopped,omitempty"`
+	// FailCommand fails every command, or clean/deploy step, with this
+	// name ("clean.execute_clean_step", "write_image", "erase_devices_metadata")
+	// with FailMessage.
+	FailCommand string `json:"fail_command,omitempty"`
+	FailMessage string `json:"fail_message,omitempty"`
+	// DownloadDelay slows image downloads; DownloadFail makes them fail.
+	DownloadDelay time.Duration `json:"-"`
+	DownloadFail  bool          `json:"download_fail,omitempty"`
+}
+
+type faultsJSON struct {
+	HeartbeatStopped bool   `json:"heartbeat_stopped,omitempty"`
+	FailCommand      string `json:"fail_command,omitempty"`
+	FailMessage      string `json:"fail_message,omitempty"`
+	DownloadDelayMS  int64  `json:"download_delay_ms,omitempty"`
+	DownloadFail     bool   `json:"download_fail,omitempty"`
+}
+
+// MarshalJSON writes DownloadDelay as download_delay_ms.
+func (f Faults) MarshalJSON() ([]byte, error) {
+	return json.Marshal(faultsJSON{f.HeartbeatStopped, f.FailCommand, f.FailMessage, f.DownloadDelay.Milliseconds(), f.DownloadFail})
+}
+
+// UnmarshalJSON reads DownloadDelay from download_delay_ms.
+func (f *Faults) UnmarshalJSON(b []byte) error {
+	var j faultsJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = Faults{j.HeartbeatStopped, j.FailCommand, j.FailMessage, time.Duration(j.DownloadDelayMS) * time.Millisecond, j.DownloadFail}
+	return nil
+}
+
+// Record returns a copy of what the agent saw.
+func (a *Agent) Record() Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.rec
+	r.Running = a.boot != nil
+	r.Commands = nil
+	if a.boot != nil {
+		for _, c := range a.boot.commands {
+			r.Commands = append(r.Commands, *c)
+		}
+	}
+	r.CommandLog = slices.Clone(r.CommandLog)
+	r.CleanSteps = slices.Clone(r.CleanSteps)
+	r.DeploySteps = slices.Clone(r.DeploySteps)
+	r.Events = slices.Clone(r.Events)
+	return r
+}
+
+// SetFaults replaces the agent's faults.
+func (a *Agent) SetFaults(f Faults) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.faults = f
+	a.rec.event("faults set: %+v", f)
+}
+
+// Faults returns the agent's faults.
+func (a *Agent) Faults() Faults {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.faults
+}

@@ -4,35 +4,183 @@
 # their BMCs, claim two by label, render their network data from the
 # inspected NICs, deploy an image with cloud-init), a second plan that must
 # be empty, then destroy. Everything it needs it installs itself.
+#
+#   scripts/demo.sh        run the demo (make demo)
+#   scripts/demo.sh down   tear down a demo kept with DEMO_KEEP=1
+#
+# While terraform runs, one line per host state change is printed from the
+# provider's INFO log ("host state"); after the apply, a table of the hosts.
+#
+# Settings: DEMO_KEEP=1 keeps the deployed hosts, the simulator and Ironic
+# running after the demo and prints how to look at them and tear them down;
+# DEMO_BMC_PORT (8000) is the simulator's port; IRONIC_PORT (6385) Ironic's.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$here"
+run=${IRONIC_RUN_DIR:-$here/.tools/run}
+mkdir -p "$run"
+kept=$run/demo.env
+bmc_port=${DEMO_BMC_PORT:-8000}
 
+# progress LOG STOPFILE START: prints the provider's "host state" lines
+# from a Terraform log file as they are written (with their time since
+# START, in epoch seconds), until STOPFILE exists and the log has been read
+# to its end.
+progress() {
+  python3 -u - "$1" "$2" "$3" <<'PY'
+import datetime, os, re, sys, time
+path, stop, t0 = sys.argv[1], sys.argv[2], float(sys.argv[3])
+field = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+f, buf = None, ""
+while True:
+    chunk = f.readline() if f else ""
+    if f is None and os.path.exists(path):
+        f = open(path)
+        continue
+    if not chunk:
+        if os.path.exists(stop):
+            break
+        time.sleep(0.2)
+        continue
+    buf += chunk
+    if not buf.endswith("\n"):
+        continue
+    line, buf = buf, ""
+    if ": host state:" not in line:
+        continue
+    kv = {k: v.strip('"') for k, v in field.findall(line.split(": host state:", 1)[1])}
+    try:
+        at = datetime.datetime.fromisoformat(line.split(" ", 1)[0].replace("Z", "+00:00")).timestamp() - t0
+    except ValueError:
+        at = time.time() - t0
+    prev = kv.get("previous_state")
+    took = " (%s in %s)" % (kv["elapsed"], prev) if prev and "elapsed" in kv else ""
+    seen = " (observed on refresh)" if kv.get("observed") == "true" else ""
+    print("  %6.1fs  %-10s %-30s%s%s" % (at, kv.get("host", "?"), (prev or "new") + " -> " + kv.get("state", "?"), took, seen))
+PY
+}
+
+# tf_progress DIR NAME ARGS...: terraform ARGS in DIR with the provider's
+# INFO log in DIR/NAME.log, printing host state changes as they happen and
+# Terraform's own output only when it fails.
+tf_progress() {
+  local dir=$1 name=$2; shift 2
+  local log=$dir/$name.log stop=$dir/$name.done rc=0 pid
+  rm -f "$log" "$stop"
+  progress "$log" "$stop" "$(date +%s.%N)" &
+  pid=$!
+  TF_LOG_PROVIDER=INFO TF_LOG_PATH=$log tf "$dir" "$@" -no-color >"$dir/$name.out" 2>&1 || rc=$?
+  touch "$stop"
+  wait "$pid" || true
+  if [ "$rc" -ne 0 ]; then
+    echo "== terraform $1 failed (exit $rc):"; cat "$dir/$name.out"
+    echo "== provider log: $log"
+  else
+    grep -E '^(Apply complete|Destroy complete|No changes)' "$dir/$name.out" || true
+  fi
+  return "$rc"
+}
+
+# table DIR: the demo's hosts, their states and MACs as the provider reads
+# them now (the baremetal_hosts data source), and the provider ids of the
+# deployments.
+table() {
+  local dir=$1 st=$1/status
+  mkdir -p "$st"
+  cat >"$st/main.tf" <<'TF'
+terraform {
+  required_providers {
+    baremetal = { source = "baremetal-tf/baremetal" }
+  }
+}
+provider "baremetal" {}
+data "baremetal_hosts" "all" {}
+output "hosts" { value = data.baremetal_hosts.all.hosts }
+TF
+  tf "$st" apply -auto-approve -input=false >"$st/apply.out" 2>&1 || { cat "$st/apply.out"; return 1; }
+  python3 - <(tf "$st" output -json hosts) <(tf "$dir" output -json workers) <(tf "$dir" output -json pool) <<'PY'
+import json, sys
+pool = {h["id"] for h in json.load(open(sys.argv[3]))}
+hosts = [h for h in json.load(open(sys.argv[1])) if h["id"] in pool]
+ids = {w["name"]: w["provider_id"] for w in json.load(open(sys.argv[2]))}
+rows = [("HOST", "STATE", "IRONIC STATE", "BOOT MAC", "PROVIDER ID")]
+for h in hosts:
+    nics = (h.get("hardware") or {}).get("nics") or []
+    mac = next((n["mac"] for n in nics if n.get("pxe")), nics[0]["mac"] if nics else "")
+    rows.append((h["name"], h["provisioning_state"], h["ironic_state"], mac, ids.get(h["name"], "-")))
+w = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+for r in rows:
+    print("  " + "  ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip())
+PY
+}
+
+down() {
+  [ -f "$kept" ] || { echo "demo.sh: no kept demo (no $kept)"; return 0; }
+  # shellcheck disable=SC1090
+  source "$kept"
+  setup_terraform
+  echo "== terraform destroy"
+  tf_progress "$work" destroy destroy -auto-approve -input=false
+  kill "$sim" 2>/dev/null || true
+  "$here/scripts/ironic.sh" stop
+  rm -f "$kept"
+  echo "== kept demo torn down"
+}
+
+if [ "${1:-}" = down ]; then
+  down
+  exit
+fi
+if [ -f "$kept" ]; then
+  echo "demo.sh: a demo kept with DEMO_KEEP=1 is still running; tear it down first: scripts/demo.sh down" >&2
+  exit 1
+fi
+
+t_start=$(date +%s)
 "$here/scripts/ironic.sh" start
 setup_terraform
 go build -o "$here/.tools/bin/bmcsim" ./cmd/bmcsim
-"$here/.tools/bin/bmcsim" -listen 127.0.0.1:8000 -systems 3 >"$here/.tools/bmcsim.log" 2>&1 &
+"$here/.tools/bin/bmcsim" -listen "127.0.0.1:$bmc_port" -systems 3 >"$here/.tools/bmcsim.log" 2>&1 &
 sim=$!
 cleanup() {
-  kill "$sim" 2>/dev/null || true
-  "$here/scripts/ironic.sh" stop
+  if [ -z "${DEMO_KEEP:-}" ] || [ ! -f "$kept" ]; then
+    kill "$sim" 2>/dev/null || true
+    "$here/scripts/ironic.sh" stop
+  fi
 }
 trap cleanup EXIT
-for _ in $(seq 1 50); do curl -fsS -m 1 http://127.0.0.1:8000/redfish/v1/ >/dev/null 2>&1 && break; sleep 0.2; done
-echo "== simulated BMCs:"; curl -fsS http://127.0.0.1:8000/sim/systems; echo
+for _ in $(seq 1 50); do curl -fsS -m 1 "http://127.0.0.1:$bmc_port/redfish/v1/" >/dev/null 2>&1 && break; sleep 0.2; done
+echo "== simulated BMCs:"; curl -fsS "http://127.0.0.1:$bmc_port/sim/systems"; echo
 
-work=$(mktemp -d)
+work=$(mktemp -d /tmp/baremetal-demo.XXXXXX)
 cp examples/demo/*.tf "$work/"
+echo "bmc_base = \"redfish+http://127.0.0.1:$bmc_port\"" >"$work/terraform.tfvars"
+echo "== terraform apply (ready after $(( $(date +%s) - t_start )) s; host state changes from the provider's log):"
 start=$(date +%s)
-echo "== terraform apply"
-tf "$work" apply -auto-approve -input=false
+tf_progress "$work" apply apply -auto-approve -input=false
 echo "== apply took $(( $(date +%s) - start )) s"
 echo "== second plan (must be empty)"
-tf "$work" plan -detailed-exitcode -input=false
+tf "$work" plan -detailed-exitcode -input=false -no-color >"$work/plan.out" 2>&1 || { cat "$work/plan.out"; exit 1; }
+grep -E '^No changes' "$work/plan.out"
+echo "== hosts:"
+table "$work"
 echo "== what the simulator saw of sys-0:"
-curl -fsS http://127.0.0.1:8000/sim/systems/sys-0 | head -c 600; echo
-if [ -z "${DEMO_KEEP:-}" ]; then
+curl -fsS "http://127.0.0.1:$bmc_port/sim/systems/sys-0" | head -c 600; echo
+if [ -n "${DEMO_KEEP:-}" ]; then
+  printf 'work=%q\nsim=%q\nbmc_port=%q\n' "$work" "$sim" "$bmc_port" >"$kept"
+  port=${IRONIC_PORT:-6385}
+  cat <<EOF
+== DEMO_KEEP=1: the hosts stay deployed; Ironic (port $port) and the simulator (pid $sim, port $bmc_port) keep running.
+   Terraform:  export TF_CLI_CONFIG_FILE=$TF_CLI_CONFIG_FILE BAREMETAL_ENDPOINT=$BAREMETAL_ENDPOINT
+               $TF -chdir=$work state list
+               $TF -chdir=$work state show 'baremetal_deployment.worker[0]'
+   Simulator:  curl -s http://127.0.0.1:$bmc_port/sim/systems      (admin API: power, boot, virtual media per system)
+   Ironic:     curl -s -H 'X-OpenStack-Ironic-API-Version: 1.82' 'http://127.0.0.1:$port/v1/nodes?fields=name,provision_state,power_state'
+               Ironic's log: \$(scripts/ironic.sh log)
+   Tear down:  IRONIC_PORT=$port scripts/demo.sh down   (terraform destroy, then stops the simulator and Ironic)
+EOF
+else
   echo "== terraform destroy"
-  tf "$work" destroy -auto-approve -input=false
+  tf_progress "$work" destroy destroy -auto-approve -input=false
 fi
-echo "== demo done; Ironic served $(ironic_requests) requests"
+echo "== demo done in $(( $(date +%s) - t_start )) s; Ironic served $(ironic_requests) requests"

@@ -136,3 +136,8 @@ output "workers" {
     provider_id = baremetal_deployment.worker[i].provider_id
   }]
 }
+
+output "pool" {
+  description = "Every host of the pool: name and Ironic node UUID."
+  value       = [for name, h in baremetal_host.pool : { name = name, id = h.id }]
+}

@@ -28,6 +28,10 @@ const (
 	DefaultSlowPoll = 10 * time.Second
 	// softPowerOffTimeout is the timeout of a soft power off (BMO).
 	softPowerOffTimeout = 180 * time.Second
+	// DefaultStallTimeout is how long a node may sit in a state where a
+	// conductor works synchronously, with no conductor holding its lock
+	// and nothing changing, before the provisioner calls it stalled.
+	DefaultStallTimeout = 3 * time.Minute
 )
 
 // Provisioner implements lifecycle.Provisioner over Ironic, as BMO's
@@ -41,6 +45,9 @@ type Provisioner struct {
 	slowPoll time.Duration
 	jitter   float64
 	rand     func() float64
+	// stallTimeout (0: never) and now: see checkStall.
+	stallTimeout time.Duration
+	now          func() time.Time
 }
 
 var _ lifecycle.Provisioner = (*Provisioner)(nil)
@@ -65,6 +72,17 @@ func WithJitter(fraction float64, rnd func() float64) Option {
 	}
 }
 
+// WithStallTimeout sets the stall limit (DefaultStallTimeout; 0 turns stall
+// detection off) and the clock it is measured with (nil: time.Now).
+func WithStallTimeout(d time.Duration, now func() time.Time) Option {
+	return func(p *Provisioner) {
+		p.stallTimeout = d
+		if now != nil {
+			p.now = now
+		}
+	}
+}
+
 // NewProvisioner returns a Provisioner using sc (whose Microversion should
 // be negotiated, 1.82 on Ironic 21.4) and w, the provider's shared watcher
 // (nil: no nudging).
@@ -76,6 +94,9 @@ func NewProvisioner(sc *gophercloud.ServiceClient, w *Watcher, opts ...Option) *
 		slowPoll: DefaultSlowPoll,
 		jitter:   0.25,
 		rand:     rand.Float64,
+
+		stallTimeout: DefaultStallTimeout,
+		now:          time.Now,
 	}
 	for _, o := range opts {
 		o(p)
@@ -248,7 +269,49 @@ func (p *Provisioner) current(ctx context.Context, h *lifecycle.Host) (*nodes.No
 	if p.w != nil {
 		p.w.Saw(n)
 	}
+	if err := p.checkStall(ctx, h, n); err != nil {
+		return nil, err
+	}
 	return n, nil
+}
+
+// syncStates are the provision states in which an Ironic conductor works on
+// the node synchronously, holding the node's lock (its reservation) from
+// start to end. The "* wait" states wait for an agent or a BMC without a
+// lock and are never stalls.
+var syncStates = map[string]bool{
+	psVerifying: true, psInspecting: true, psCleaning: true, psDeploying: true, psDeleting: true,
+	psAdopting: true, psRescuing: true, psUnrescuing: true, psServicing: true,
+}
+
+// checkStall returns a *lifecycle.StallError when the node is in a
+// synchronous state with no reservation and its provision_updated_at is
+// older than the stall limit: the conductor's task was lost (seen on
+// Ironic 21.4 with sqlite: "database is locked" inside do_node_verify), or
+// the conductor died and another took the node over without failing it
+// (Ironic fails only deploying and cleaning on takeover). Nothing in Ironic
+// moves such a node until a conductor restarts.
+func (p *Provisioner) checkStall(ctx context.Context, h *lifecycle.Host, n *nodes.Node) error {
+	if p.stallTimeout <= 0 || !syncStates[n.ProvisionState] || n.Reservation != "" || n.ProvisionUpdatedAt.IsZero() {
+		return nil
+	}
+	idle := p.now().Sub(n.ProvisionUpdatedAt)
+	if idle <= p.stallTimeout {
+		return nil
+	}
+	f := logFields(h, n, "")
+	f["idle"] = idle.Round(time.Second).String()
+	f["stall_timeout"] = p.stallTimeout.String()
+	tflog.Warn(ctx, "node stalled: no conductor holds it and nothing changed", f)
+	return &lifecycle.StallError{ProvisionState: n.ProvisionState, Idle: idle, Limit: p.stallTimeout}
+}
+
+// interrupted reports that a node's failed state came from a conductor that
+// restarted or died in the middle of the node's task, not from the host:
+// the verb deserves another try without counting it as the host's failure.
+func interrupted(n *nodes.Node) bool {
+	return strings.Contains(n.LastError, "can't be resumed by conductor") ||
+		strings.Contains(n.LastError, "aborted due to conductor take over")
 }
 
 func (p *Provisioner) nudge() {

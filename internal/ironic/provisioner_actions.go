@@ -43,7 +43,7 @@ func (p *Provisioner) Inspect(ctx context.Context, h *lifecycle.Host, restartOnF
 		logDebug(ctx, "waiting for inspection", h, node, "inspect")
 		return p.continuing("inspect", ps, p.slowPoll), false, nil, nil
 	case psInspectFail:
-		if restartOnFailure || strings.Contains(node.LastError, "aborted") {
+		if restartOnFailure || strings.Contains(node.LastError, "aborted") || interrupted(node) {
 			res, started, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetInspect})
 			return res, started, nil, err
 		}
@@ -213,7 +213,7 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 		res, started, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetClean, CleanSteps: steps})
 		return res, started, err
 	case psCleanFail:
-		if !restartOnFailure {
+		if !restartOnFailure && !interrupted(node) {
 			logInfo(ctx, "manual cleaning failed", h, node, "clean")
 			return failed("clean", ps, node.LastError), false, nil
 		}
@@ -253,7 +253,7 @@ func (p *Provisioner) Provide(ctx context.Context, h *lifecycle.Host) (lifecycle
 	case psCleanFail:
 		// Retrying (the host carries an error): back to manageable, then
 		// provide again. Otherwise report Ironic's error.
-		if h.Status.ErrorType == lifecycle.NoError {
+		if h.Status.ErrorType == lifecycle.NoError && !interrupted(node) {
 			return failed("provide", ps, "Cleaning failed: "+node.LastError), nil
 		}
 		if node.Maintenance {
@@ -325,7 +325,7 @@ func (p *Provisioner) Provision(ctx context.Context, h *lifecycle.Host, restartO
 	ps := node.ProvisionState
 	switch ps {
 	case psDeployFail:
-		if sameImage(node.InstanceInfo, h.Spec.Image) && !restartOnFailure {
+		if sameImage(node.InstanceInfo, h.Spec.Image) && !restartOnFailure && !interrupted(node) {
 			if node.LastError == "" {
 				// Not written yet: look again shortly.
 				return p.continuing("active", ps, p.fastPoll), nil
@@ -371,7 +371,7 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 	ps := node.ProvisionState
 	switch ps {
 	case psError:
-		if !restartOnFailure {
+		if !restartOnFailure && !interrupted(node) {
 			msg := node.LastError
 			if msg == "" {
 				msg = "Deprovisioning failed"
@@ -381,7 +381,7 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 		res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetDeleted})
 		return res, err
 	case psCleanFail:
-		if !restartOnFailure {
+		if !restartOnFailure && !interrupted(node) {
 			return failed("deleted", ps, "Cleaning failed: "+node.LastError), nil
 		}
 		if node.Maintenance {
@@ -451,7 +451,7 @@ func (p *Provisioner) Adopt(ctx context.Context, h *lifecycle.Host, restartOnFai
 	case psAdopting:
 		return p.continuing("adopt", ps, p.fastPoll), nil
 	case psAdoptFail:
-		if restartOnFailure {
+		if restartOnFailure || interrupted(node) {
 			res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetAdopt})
 			return res, err
 		}

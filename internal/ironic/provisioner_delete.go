@@ -21,6 +21,9 @@ func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.
 		logDebug(ctx, "node already gone", h, nil, "delete")
 		return done("delete", ""), nil
 	}
+	if err := p.checkStall(ctx, h, node); err != nil {
+		return lifecycle.Result{Verb: "delete", ProvisionState: node.ProvisionState}, err
+	}
 	ps := node.ProvisionState
 	switch ps {
 	case psVerifying:

@@ -38,6 +38,11 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 	if err != nil || res.ErrorMessage != "" {
 		return res, h.Status.ID, err
 	}
+	if node != nil {
+		if err := p.checkStall(ctx, h, node); err != nil {
+			return lifecycle.Result{Verb: "manage", ProvisionState: node.ProvisionState}, node.UUID, err
+		}
+	}
 
 	if node == nil {
 		if !h.Spec.BMC.HasCredentials() {
@@ -75,7 +80,7 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 		// have manage retried until the timeout.
 		version := h.Spec.BMC.CredentialsVersion
 		triedThese := version != "" && manageTriedWith(node.UUID) == version
-		if node.LastError != "" && (!credentialsChanged || triedThese) && !restartOnFailure {
+		if node.LastError != "" && (!credentialsChanged || triedThese) && !restartOnFailure && !interrupted(node) {
 			logInfo(ctx, "registration failed", h, node, "manage")
 			return failed("manage", node.ProvisionState, node.LastError), id, nil
 		}

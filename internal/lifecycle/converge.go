@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -99,6 +100,10 @@ func (m *Machine) Converge(ctx context.Context, h *Host, opts ConvergeOptions) e
 		case StepError:
 			if err := ctx.Err(); err != nil {
 				return m.waitError(h, r, since, err)
+			}
+			if stall := (*StallError)(nil); errors.As(r.Err, &stall) {
+				// Retrying cannot help: nothing in Ironic works on the node.
+				return m.hostError(h, r, r.Err)
 			}
 			transients++
 			if transients > maxTransientErrors {

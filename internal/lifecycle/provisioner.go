@@ -148,3 +148,27 @@ func (e *HostError) Error() string {
 }
 
 func (e *HostError) Unwrap() error { return e.Err }
+
+// StallError is a provisioner's report that Ironic stopped working on a
+// node: it sits in a state where a conductor works synchronously (holding
+// the node's lock), yet no conductor holds the lock and nothing has changed
+// for longer than the stall limit. The conductor's task was lost (a
+// database error, a conductor that died and was taken over) and nothing in
+// Ironic will move the node again. Converge gives up on it at once instead
+// of waiting for its timeout.
+type StallError struct {
+	// ProvisionState is the Ironic provision state the node is stuck in.
+	ProvisionState string
+	// Idle is how long nothing has happened to the node; Limit is the
+	// stall limit it passed.
+	Idle, Limit time.Duration
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("stalled: the node has been in Ironic provision state %q for %s with nothing happening "+
+		"(stall_timeout %s), and no Ironic conductor holds a lock on it (no reservation), so Ironic lost the task "+
+		"that was moving it and will not move it again. Look at the Ironic conductor's log for why (for example a "+
+		"database error or a conductor that died); restarting the conductor moves such nodes to a failed state, "+
+		"then run terraform apply again",
+		e.ProvisionState, e.Idle.Round(time.Second), e.Limit)
+}

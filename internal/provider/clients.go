@@ -19,6 +19,7 @@ type settings struct {
 	Insecure                                    bool
 	APIWaitTimeout                              time.Duration
 	MaxConcurrent                               int
+	StallTimeout                                time.Duration
 }
 
 type keystoneSettings struct {
@@ -53,7 +54,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 		return nil, err
 	}
 	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{})
-	prov := ironic.NewProvisioner(conn.Client, w)
+	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil))
 	return &lifecycle.Clients{
 		Machine: &lifecycle.Machine{
 			Prov:  prov,

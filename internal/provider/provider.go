@@ -5,6 +5,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/datasources"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
 )
@@ -59,6 +61,7 @@ type providerModel struct {
 	Microversion              types.String   `tfsdk:"microversion"`
 	APIWaitTimeout            types.String   `tfsdk:"api_wait_timeout"`
 	MaxConcurrentProvisioning types.Int64    `tfsdk:"max_concurrent_provisioning"`
+	StallTimeout              types.String   `tfsdk:"stall_timeout"`
 }
 
 func (p *baremetalProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -139,6 +142,14 @@ func (p *baremetalProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional: true,
 				Description: "How long the first call waits for the Ironic API and a live conductor, as a Go duration (`5m`). " +
 					"Lets an Ironic created in the same apply be used. Default `0s`: fail at once when Ironic does not answer." + envDoc("BAREMETAL_API_WAIT_TIMEOUT"),
+				Validators: []validator.String{validators.Duration()},
+			},
+			"stall_timeout": schema.StringAttribute{
+				Optional: true,
+				Description: "How long a node may sit in a state where an Ironic conductor works on it synchronously (`verifying`, `inspecting`, " +
+					"`cleaning`, `deploying`, `deleting`, `adopting`, `rescuing`, ...) with no conductor holding its lock (`reservation`) and " +
+					"no change of `provision_updated_at`, before the apply fails saying that Ironic lost the task. The `* wait` states, " +
+					"which wait for an agent, never count. A Go duration; default `3m`; `0s` turns the check off." + envDoc("BAREMETAL_STALL_TIMEOUT"),
 				Validators: []validator.String{validators.Duration()},
 			},
 			"max_concurrent_provisioning": schema.Int64Attribute{
@@ -224,6 +235,15 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 			diags.AddAttributeError(path.Root("api_wait_timeout"), "Invalid api_wait_timeout", err.Error())
 		}
 		s.APIWaitTimeout = d
+	}
+	s.StallTimeout = ironic.DefaultStallTimeout
+	if w := str(m.StallTimeout, "BAREMETAL_STALL_TIMEOUT", ""); w != "" {
+		d, err := time.ParseDuration(w)
+		if err != nil || d < 0 {
+			diags.AddAttributeError(path.Root("stall_timeout"), "Invalid stall_timeout",
+				fmt.Sprintf("%q is not a duration of zero or more (e.g. \"3m\"; BAREMETAL_STALL_TIMEOUT when not set in the configuration)", w))
+		}
+		s.StallTimeout = d
 	}
 	switch {
 	case !m.MaxConcurrentProvisioning.IsNull():

@@ -21,18 +21,19 @@ func nullModel() providerModel {
 		Endpoint: types.StringNull(), Auth: types.StringNull(), Username: types.StringNull(), Password: types.StringNull(),
 		CACertFile: types.StringNull(), CACertPEM: types.StringNull(), ClientCertFile: types.StringNull(), ClientKeyFile: types.StringNull(),
 		Insecure: types.BoolNull(), Microversion: types.StringNull(), APIWaitTimeout: types.StringNull(), MaxConcurrentProvisioning: types.Int64Null(),
+		StallTimeout: types.StringNull(),
 	}
 }
 
 func TestSettingsDefaults(t *testing.T) {
-	for _, k := range []string{"BAREMETAL_ENDPOINT", "BAREMETAL_AUTH", "BAREMETAL_INSECURE", "BAREMETAL_API_WAIT_TIMEOUT", "BAREMETAL_MAX_CONCURRENT_PROVISIONING", "OS_CLOUD"} {
+	for _, k := range []string{"BAREMETAL_ENDPOINT", "BAREMETAL_AUTH", "BAREMETAL_INSECURE", "BAREMETAL_API_WAIT_TIMEOUT", "BAREMETAL_MAX_CONCURRENT_PROVISIONING", "BAREMETAL_STALL_TIMEOUT", "OS_CLOUD"} {
 		t.Setenv(k, "")
 	}
 	s, diags := nullModel().settings()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	if s.Endpoint != defaultEndpoint || s.Auth != "noauth" || s.Insecure || s.MaxConcurrent != 20 || s.APIWaitTimeout != 0 {
+	if s.Endpoint != defaultEndpoint || s.Auth != "noauth" || s.Insecure || s.MaxConcurrent != 20 || s.APIWaitTimeout != 0 || s.StallTimeout != 3*time.Minute {
 		t.Errorf("defaults: %+v", s)
 	}
 }
@@ -46,13 +47,14 @@ func TestSettingsFromEnvironment(t *testing.T) {
 	t.Setenv("BAREMETAL_MICROVERSION", "1.80")
 	t.Setenv("BAREMETAL_API_WAIT_TIMEOUT", "90s")
 	t.Setenv("BAREMETAL_MAX_CONCURRENT_PROVISIONING", "7")
+	t.Setenv("BAREMETAL_STALL_TIMEOUT", "90s")
 	t.Setenv("OS_CLOUD", "prod")
 	s, diags := nullModel().settings()
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
 	if s.Endpoint != "https://ironic.example.com:6385" || s.Auth != "http_basic" || s.Username != "ironic" || s.Password != "secret" ||
-		!s.Insecure || s.Microversion != "1.80" || s.APIWaitTimeout != 90*time.Second || s.MaxConcurrent != 7 || s.Keystone.Cloud != "prod" {
+		!s.Insecure || s.Microversion != "1.80" || s.APIWaitTimeout != 90*time.Second || s.MaxConcurrent != 7 || s.Keystone.Cloud != "prod" || s.StallTimeout != 90*time.Second {
 		t.Errorf("from environment: %+v", s)
 	}
 
@@ -76,10 +78,12 @@ func TestSettingsErrorsNameTheAttribute(t *testing.T) {
 		{env: map[string]string{"BAREMETAL_INSECURE": "maybe"}, want: "insecure"},
 		{env: map[string]string{"BAREMETAL_API_WAIT_TIMEOUT": "soon"}, want: "api_wait_timeout"},
 		{env: map[string]string{"BAREMETAL_MAX_CONCURRENT_PROVISIONING": "0"}, want: "max_concurrent_provisioning"},
+		{env: map[string]string{"BAREMETAL_STALL_TIMEOUT": "soon"}, want: "stall_timeout"},
+		{edit: func(m *providerModel) { m.StallTimeout = types.StringValue("-1m") }, want: "stall_timeout"},
 		{edit: func(m *providerModel) { m.Auth = types.StringValue("http_basic") }, want: "auth"},
 	}
 	for _, c := range cases {
-		for _, k := range []string{"BAREMETAL_INSECURE", "BAREMETAL_API_WAIT_TIMEOUT", "BAREMETAL_MAX_CONCURRENT_PROVISIONING", "BAREMETAL_USERNAME", "BAREMETAL_PASSWORD", "BAREMETAL_AUTH"} {
+		for _, k := range []string{"BAREMETAL_INSECURE", "BAREMETAL_API_WAIT_TIMEOUT", "BAREMETAL_MAX_CONCURRENT_PROVISIONING", "BAREMETAL_STALL_TIMEOUT", "BAREMETAL_USERNAME", "BAREMETAL_PASSWORD", "BAREMETAL_AUTH"} {
 			t.Setenv(k, c.env[k])
 		}
 		m := nullModel()

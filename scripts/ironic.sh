@@ -65,9 +65,22 @@ install() {
     command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || want+=(mariadb-server)
     "$py" -c 'import pymysql' 2>/dev/null || want+=(python3-pymysql)
   fi
-  [ ${#want[@]} -eq 0 ] && return 0
-  log "installing ${want[*]} from Debian (a few minutes)"
-  apt_install "${want[@]}"
+  if [ ${#want[@]} -gt 0 ]; then
+    log "installing ${want[*]} from Debian (a few minutes)"
+    apt_install "${want[@]}"
+  fi
+  sushy_registries
+}
+
+# Debian's python3-sushy leaves out its standard_registries/ directory, and
+# sushy then fails to list any registry, so Ironic's redfish BIOS interface
+# never stores the BIOS attribute registry (attribute_type, allowable_values,
+# ... in GET /bios?detail=True). An empty directory is enough: the BMC's own
+# registries are still read.
+sushy_registries() {
+  local d
+  d=$("$py" -c 'import os, sushy; print(os.path.dirname(sushy.__file__))' 2>/dev/null) || return 0
+  [ -d "$d/standard_registries" ] || mkdir -p "$d/standard_registries"
 }
 
 # ---------------------------------------------------------------------------

@@ -292,32 +292,6 @@ func customDeploySteps(spec *lifecycle.HostSpec) []nodes.DeployStep {
 	}}
 }
 
-// firmwareCleanSteps is the bios.apply_configuration step for the settings
-// that differ from current (nil current: all of them). Names are sorted so
-// that the request is stable.
-func firmwareCleanSteps(want, current map[string]string) []nodes.CleanStep {
-	names := make([]string, 0, len(want))
-	for k, v := range want {
-		if cur, ok := current[k]; ok && cur == v {
-			continue
-		}
-		names = append(names, k)
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	sort.Strings(names)
-	settings := make([]map[string]any, 0, len(names))
-	for _, n := range names {
-		settings = append(settings, map[string]any{"name": n, "value": want[n]})
-	}
-	return []nodes.CleanStep{{
-		Interface: nodes.InterfaceBIOS,
-		Step:      "apply_configuration",
-		Args:      map[string]any{"settings": settings},
-	}}
-}
-
 // jsonEqual compares two JSON-ish values after a round trip, so that
 // map[string]string and map[string]any with the same content are equal.
 func jsonEqual(a, b any) bool {

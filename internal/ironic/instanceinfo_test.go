@@ -147,24 +147,6 @@ func TestConfigDrive(t *testing.T) {
 	}
 }
 
-func TestFirmwareCleanSteps(t *testing.T) {
-	if s := firmwareCleanSteps(map[string]string{"A": "1"}, map[string]string{"A": "1"}); s != nil {
-		t.Errorf("no change must give no steps: %+v", s)
-	}
-	s := firmwareCleanSteps(map[string]string{"B": "2", "A": "1"}, map[string]string{"A": "1"})
-	raw, _ := json.Marshal(s)
-	want := `[{"interface":"bios","step":"apply_configuration","args":{"settings":[{"name":"B","value":"2"}]}}]`
-	if string(raw) != want {
-		t.Errorf("steps %s\nwant %s", raw, want)
-	}
-	s = firmwareCleanSteps(map[string]string{"B": "2", "A": "1"}, nil)
-	raw, _ = json.Marshal(s)
-	want = `[{"interface":"bios","step":"apply_configuration","args":{"settings":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}}]`
-	if string(raw) != want {
-		t.Errorf("steps %s\nwant %s", raw, want)
-	}
-}
-
 func TestBootModeOf(t *testing.T) {
 	for _, mode := range []lifecycle.BootMode{lifecycle.BootModeUEFI, lifecycle.BootModeUEFISecureBoot, lifecycle.BootModeLegacy} {
 		if got := BootModeOf(BootModeCapabilities(mode)); got != mode {

@@ -145,24 +145,19 @@ func intProp(v any) int {
 // ---------------------------------------------------------------------------
 // Prepare (BMO IR:964-1131)
 
-// prepareSteps returns the manual clean steps the spec needs: the firmware
-// settings that differ from what Ironic reports.
-func (p *Provisioner) prepareSteps(ctx context.Context, h *lifecycle.Host, node *nodes.Node) []nodes.CleanStep {
-	if len(h.Spec.FirmwareSettings) == 0 {
-		return nil
-	}
-	var current map[string]string
-	if settings, err := nodes.ListBIOSSettings(ctx, p.sc, node.UUID, nil).Extract(); err == nil {
-		current = make(map[string]string, len(settings))
-		for _, s := range settings {
-			current[s.Name] = s.Value
-		}
-	}
-	return firmwareCleanSteps(h.Spec.FirmwareSettings, current)
+// prepareSteps returns the manual clean steps the spec needs: a BIOS
+// factory reset when asked, and the firmware settings that differ from
+// what Ironic reports.
+func (p *Provisioner) prepareSteps(ctx context.Context, h *lifecycle.Host, node *nodes.Node) ([]nodes.CleanStep, error) {
+	return p.firmwareSteps(ctx, h, node)
 }
 
-// syncRootHints writes properties.root_device from the spec's hints.
+// syncRootHints writes properties.root_device from the spec's hints. A
+// spec registered elsewhere (firmware settings) leaves them to their owner.
 func (p *Provisioner) syncRootHints(ctx context.Context, h *lifecycle.Host, node *nodes.Node) (lifecycle.Result, bool, error) {
+	if h.Spec.RegisteredElsewhere {
+		return lifecycle.Result{}, true, nil
+	}
 	want := RootDeviceHintMap(h.Spec.RootDeviceHints)
 	cur, has := node.Properties["root_device"]
 	var patch nodes.UpdateOpts
@@ -190,7 +185,11 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 		if !unprepared {
 			return done("clean", ps), false, nil
 		}
-		if steps := p.prepareSteps(ctx, h, node); len(steps) > 0 {
+		steps, err := p.prepareSteps(ctx, h, node)
+		if err != nil {
+			return lifecycle.Result{Verb: "clean", ProvisionState: ps}, false, err
+		}
+		if len(steps) > 0 {
 			res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
 			return res, false, err
 		}
@@ -205,7 +204,10 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 		if res, ok, err := p.syncRootHints(ctx, h, node); !ok {
 			return res, false, err
 		}
-		steps := p.prepareSteps(ctx, h, node)
+		steps, err := p.prepareSteps(ctx, h, node)
+		if err != nil {
+			return lifecycle.Result{Verb: "clean", ProvisionState: ps}, false, err
+		}
 		if len(steps) == 0 {
 			logInfo(ctx, "nothing to clean", h, node, "clean")
 			return done("clean", ps), true, nil

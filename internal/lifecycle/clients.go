@@ -10,6 +10,9 @@ type Clients struct {
 	// Catalog answers the questions that are not state transitions: lists,
 	// hardware, claims. Implemented by internal/ironic.
 	Catalog Catalog
+	// Firmware reads BIOS settings, their schema and Ironic's firmware
+	// features. Implemented by internal/ironic.
+	Firmware FirmwareCatalog
 	// CheckBMC, when set, checks that a host's BMC answers and accepts its
 	// credentials before the host is registered (Redfish pre-flight).
 	CheckBMC func(ctx context.Context, access BMCAccess) error

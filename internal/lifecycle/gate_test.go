@@ -100,12 +100,19 @@ func TestGateDelaysSecondHost(t *testing.T) {
 	if r := e.m.Step(ctx, b); r.Kind != StepDelayed {
 		t.Fatalf("b: %v", r.Kind)
 	}
-	// a holds its slot while inspecting, then leaves it.
+	// a holds its slot while inspecting and preparing (cleaning counts
+	// as busy in BMO), then leaves it.
 	e.prov.on("Inspect", busy10)
 	if r := e.m.Step(ctx, a); r.Kind != StepContinue || !e.m.Gate.Holds("a") {
 		t.Fatalf("a lost its slot: %v", r.Kind)
 	}
-	if r := e.m.Step(ctx, a); a.Status.State != StatePreparing || e.m.Gate.Holds("a") {
+	if r := e.m.Step(ctx, a); a.Status.State != StatePreparing || !e.m.Gate.Holds("a") {
+		t.Fatalf("a: %v %q holds=%v", r.Kind, a.Status.State, e.m.Gate.Holds("a"))
+	}
+	if r := e.m.Step(ctx, b); r.Kind != StepDelayed {
+		t.Fatalf("b entered inspecting while a was preparing: %v", r.Kind)
+	}
+	if r := e.m.Step(ctx, a); a.Status.State != StateAvailable || e.m.Gate.Holds("a") {
 		t.Fatalf("a: %v %q holds=%v", r.Kind, a.Status.State, e.m.Gate.Holds("a"))
 	}
 	if r := e.m.Step(ctx, b); r.Kind != StepComplete || b.Status.State != StateInspecting || b.Status.OperationalStatus != OperationalOK {

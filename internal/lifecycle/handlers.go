@@ -83,6 +83,7 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 	if unprepared && (started || !res.Dirty) {
 		h.Status.PreparedRootDeviceHints = cloneHints(h.Spec.RootDeviceHints)
 		h.Status.AppliedFirmware = maps.Clone(h.Spec.FirmwareSettings)
+		h.Status.FirmwareResetDone = h.Spec.FirmwareReset
 	}
 	// The error stays until cleaning starts again: the retry must still
 	// see it (CTL:1393).
@@ -324,11 +325,17 @@ func (p *pass) managePower(ctx context.Context) StepResult {
 // hints or the firmware settings differ from what it last applied.
 func unprepared(h *Host) bool {
 	if h.Spec.RegisteredElsewhere {
-		return false
+		return firmwarePending(h)
 	}
 	hintsChanged := !hintsEqual(h.Spec.RootDeviceHints, h.Status.PreparedRootDeviceHints)
-	firmwareChanged := len(h.Spec.FirmwareSettings) > 0 && !maps.Equal(h.Spec.FirmwareSettings, h.Status.AppliedFirmware)
-	return hintsChanged || firmwareChanged
+	return hintsChanged || firmwarePending(h)
+}
+
+// firmwarePending reports whether the firmware settings differ from what
+// was last applied, or a factory reset is asked for and not yet started.
+func firmwarePending(h *Host) bool {
+	changed := len(h.Spec.FirmwareSettings) > 0 && !maps.Equal(h.Spec.FirmwareSettings, h.Status.AppliedFirmware)
+	return changed || (h.Spec.FirmwareReset && !h.Status.FirmwareResetDone)
 }
 
 // needsProvisioning is BMO NeedsProvisioning (API:1052-1091).
@@ -379,6 +386,7 @@ func attemptKey(h *Host) string {
 func clearPreparedSettings(h *Host) {
 	h.Status.PreparedRootDeviceHints = nil
 	h.Status.AppliedFirmware = nil
+	h.Status.FirmwareResetDone = false
 }
 
 func imageURL(i *Image) string {

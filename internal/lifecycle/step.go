@@ -114,8 +114,10 @@ var handlers = map[State]stateHandler{
 }
 
 // gated reports whether a state needs a capacity slot (SM:101-110, 166-171).
+// Preparing is gated too: BMO's gate counts the Ironic nodes that are
+// cleaning as busy (loadBusyHosts), and preparing is manual cleaning.
 func gated(s State) bool {
-	return s == StateInspecting || s == StateProvisioning || s == StateDeprovisioning
+	return s == StateInspecting || s == StatePreparing || s == StateProvisioning || s == StateDeprovisioning
 }
 
 // Step runs one reconcile pass of BMO's state machine on h (SM:178-212):

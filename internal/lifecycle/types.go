@@ -158,16 +158,20 @@ type HostSpec struct {
 	// applied (Status.AppliedFirmware), makes the host "unprepared": it goes
 	// back through preparing, where they are sent as bios.apply_configuration.
 	FirmwareSettings map[string]string
+	// FirmwareReset asks for Ironic's bios.factory_reset step, once
+	// (Status.FirmwareResetDone records it), ahead of the settings.
+	FirmwareReset bool
 	// MaxProvisioningRetries is --max-provisioning-retries (default 5).
 	MaxProvisioningRetries int
 
 	// RegisteredElsewhere says that another owner (the baremetal_host
 	// resource) holds the node's registration: its BMC credentials,
-	// labels and preparation settings. A spec with it set only moves an
-	// already registered node through states (a deployment does this):
-	// Register is not called, and the root device hints and firmware
-	// settings never send the host back through preparing. Metal3 has one
-	// object per host; Terraform splits it into resources.
+	// labels and root device hints. A spec with it set only moves an
+	// already registered node through states (a deployment and the
+	// firmware settings do this): Register is not called, the root device
+	// hints never send the host back through preparing, and only firmware
+	// settings (or a factory reset) in this spec do. Metal3 has one object
+	// per host; Terraform splits it into resources.
 	RegisteredElsewhere bool
 }
 
@@ -197,6 +201,9 @@ type HostStatus struct {
 	// HostFirmwareSettings status).
 	PreparedRootDeviceHints *RootDeviceHints
 	AppliedFirmware         map[string]string
+	// FirmwareResetDone records that the factory reset Spec.FirmwareReset
+	// asked for has been started.
+	FirmwareResetDone bool
 	// OperationHistory stamps when each state was entered (or, for the
 	// state a wait started in, when the wait started).
 	OperationHistory map[State]time.Time

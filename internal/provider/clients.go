@@ -55,6 +55,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	}
 	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{})
 	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil))
+	cat := ironic.NewCatalog(conn.Client)
 	return &lifecycle.Clients{
 		Machine: &lifecycle.Machine{
 			Prov:  prov,
@@ -69,7 +70,8 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 			// gives up within minutes, not half an hour.
 			BackoffUnit: backoffUnit,
 		},
-		Catalog:  ironic.NewCatalog(conn.Client),
+		Catalog:  cat,
+		Firmware: cat,
 		CheckBMC: bmc.CheckAccess,
 	}, nil
 }

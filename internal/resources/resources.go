@@ -25,6 +25,7 @@ func All() []func() resource.Resource {
 		NewHost,
 		NewDeployment,
 		NewHostClaim,
+		NewFirmwareSettings,
 	}
 }
 

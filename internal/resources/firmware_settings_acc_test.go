@@ -1,0 +1,270 @@
+package resources_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+)
+
+// fakeFirmwareConfig is a fake-hardware host (the fake BIOS interface
+// stores what bios.apply_configuration applied) with, when settings is
+// not empty, a baremetal_firmware_settings resource.
+func fakeFirmwareConfig(name, settings string, reset bool) string {
+	cfg := fakeHost(name, `  online = true`)
+	if settings != "" {
+		cfg += fmt.Sprintf(`
+resource "baremetal_firmware_settings" "test" {
+  host_id          = baremetal_host.test.id
+  reset_on_destroy = %t
+  settings = {
+%s
+  }
+}
+`, reset, settings)
+	}
+	return cfg
+}
+
+// biosOf reads GET /v1/nodes/{id}/bios as a map.
+func biosOf(t *testing.T, sc *gophercloud.ServiceClient, name string) map[string]string {
+	t.Helper()
+	n := acctest.NodesNamed(t, sc, name)
+	if len(n) != 1 {
+		t.Fatalf("node %s: %d nodes", name, len(n))
+	}
+	settings, err := nodes.ListBIOSSettings(context.Background(), sc, n[0].UUID, nil).Extract()
+	if err != nil {
+		t.Fatalf("list BIOS settings of %s: %v", name, err)
+	}
+	out := map[string]string{}
+	for _, s := range settings {
+		out[s.Name] = s.Value
+	}
+	t.Logf("GET /v1/nodes/%s/bios: %v", n[0].UUID, out)
+	return out
+}
+
+func biosIs(t *testing.T, sc *gophercloud.ServiceClient, name string, want map[string]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got := biosOf(t, sc, name)
+		if len(got) != len(want) {
+			return fmt.Errorf("Ironic BIOS settings %v, want %v", got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				return fmt.Errorf("Ironic BIOS %s = %q, want %q (all: %v)", k, got[k], v, got)
+			}
+		}
+		return nil
+	}
+}
+
+// cleanBehindTerraform applies BIOS settings by a manual clean, as an
+// operator might: manage, clean, provide, waiting for each.
+func cleanBehindTerraform(t *testing.T, sc *gophercloud.ServiceClient, name string, settings map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	id := acctest.NodesNamed(t, sc, name)[0].UUID
+	var list []map[string]any
+	for k, v := range settings {
+		list = append(list, map[string]any{"name": k, "value": v})
+	}
+	steps := []nodes.ProvisionStateOpts{
+		{Target: nodes.TargetManage},
+		{Target: nodes.TargetClean, CleanSteps: []nodes.CleanStep{{Interface: nodes.InterfaceBIOS, Step: "apply_configuration", Args: map[string]any{"settings": list}}}},
+		{Target: nodes.TargetProvide},
+	}
+	wantAfter := []string{"manageable", "manageable", "available"}
+	for i, opts := range steps {
+		if err := nodes.ChangeProvisionState(ctx, sc, id, opts).ExtractErr(); err != nil {
+			t.Fatalf("%s: %v", opts.Target, err)
+		}
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			n, err := nodes.Get(ctx, sc, id).Extract()
+			if err != nil {
+				t.Fatalf("get node: %v", err)
+			}
+			if n.ProvisionState == wantAfter[i] && n.TargetProvisionState == "" {
+				break
+			}
+			if strings.HasSuffix(n.ProvisionState, "failed") || time.Now().After(deadline) {
+				t.Fatalf("%s: node in %q: %s", opts.Target, n.ProvisionState, n.LastError)
+			}
+			time.Sleep(time.Second) // polling Ironic, an external process
+		}
+	}
+}
+
+// provisionUpdatedAt is the node's provision_updated_at: it moves with
+// every provision state change, so an apply that sends no clean leaves it.
+func provisionUpdatedAt(t *testing.T, sc *gophercloud.ServiceClient, name string) time.Time {
+	t.Helper()
+	n, err := nodes.Get(context.Background(), sc, acctest.NodesNamed(t, sc, name)[0].UUID).Extract()
+	if err != nil {
+		t.Fatalf("get node: %v", err)
+	}
+	return n.ProvisionUpdatedAt
+}
+
+// TestAccFirmwareSettings_fake: on a fake-hardware host, settings are
+// applied by manual cleaning and show in Ironic's /bios; a second plan is
+// empty; one value changes in place; a value changed behind Terraform's
+// back is drift that the next apply puts back; an apply with no setting
+// to change sends no clean; destroy with reset_on_destroy runs
+// bios.factory_reset, and without it leaves the BIOS as it is.
+func TestAccFirmwareSettings_fake(t *testing.T) {
+	name := acctest.Name("tfacc-fw")
+	sc := acctest.Ironic(t)
+	const fs = "baremetal_firmware_settings.test"
+	two := `    ProcVirtualization = "Enabled"
+    BootMode           = "Uefi"`
+	changed := `    ProcVirtualization = "Enabled"
+    BootMode           = "Bios"`
+	var id string
+	var before time.Time
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { t.Log("applying two settings on a new host") },
+				Config:    fakeFirmwareConfig(name, two, false),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Uefi"}),
+					resource.TestCheckResourceAttr(fs, "schema_source", "none"),
+					resource.TestCheckResourceAttr(fs, "current.ProcVirtualization", "Enabled"),
+					resource.TestCheckResourceAttr(fs, "current.%", "2"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					resource.TestCheckResourceAttrPair(fs, "id", "baremetal_host.test", "id"),
+					func(s *terraform.State) error { id = s.RootModule().Resources[fs].Primary.ID; return nil },
+				),
+			},
+			{ // Second plan: empty.
+				Config:   fakeFirmwareConfig(name, two, false),
+				PlanOnly: true,
+			},
+			{ // One value changes in place.
+				Config: fakeFirmwareConfig(name, changed, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Bios"}),
+					resource.TestCheckResourceAttr(fs, "current.BootMode", "Bios"),
+					resource.TestCheckResourceAttrPtr(fs, "id", &id),
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+				),
+			},
+			{ // Drift: changed behind Terraform's back, put back by the apply.
+				PreConfig: func() {
+					cleanBehindTerraform(t, sc, name, map[string]string{"ProcVirtualization": "Disabled"})
+				},
+				Config: fakeFirmwareConfig(name, changed, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
+				}},
+				Check: biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Bios"}),
+			},
+			{ // No setting differs: the update sends no clean.
+				PreConfig: func() { before = provisionUpdatedAt(t, sc, name) },
+				Config:    fakeFirmwareConfig(name, changed, true),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(*terraform.State) error {
+						if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
+							return fmt.Errorf("provision state changed (%v -> %v): a no-op apply cleaned", before, after)
+						}
+						return nil
+					},
+					resource.TestCheckResourceAttr(fs, "reset_on_destroy", "true"),
+				),
+			},
+			{ // Destroy with reset_on_destroy: bios.factory_reset (the fake BIOS forgets everything).
+				Config: fakeFirmwareConfig(name, "", false),
+				Check:  biosIs(t, sc, name, map[string]string{}),
+			},
+			{
+				Config: fakeFirmwareConfig(name, `    LogicalProc = "Disabled"`, false),
+				Check:  biosIs(t, sc, name, map[string]string{"LogicalProc": "Disabled"}),
+			},
+			{ // Destroy without reset: the BIOS keeps its settings.
+				Config: fakeFirmwareConfig(name, "", false),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					biosIs(t, sc, name, map[string]string{"LogicalProc": "Disabled"}),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				),
+			},
+		},
+	})
+}
+
+// TestAccFirmwareSettings_redfishValidation: a host on a simulated Redfish
+// BMC with Ironic's redfish BIOS interface has a schema in Ironic
+// (schema_source = "ironic"), and every kind of bad value fails at plan
+// time with the setting's name.
+func TestAccFirmwareSettings_redfishValidation(t *testing.T) {
+	name := acctest.Name("tfacc-fwrf")
+	srv, _ := acctest.StartSim(t, 1, "admin", "password")
+	address := "redfish+" + srv.SystemURL("sys-0")
+	driver := strings.Replace(acctest.SimHostDriver, `bios       = "fake"`, `bios       = "redfish"`, 1)
+	config := func(settings string) string {
+		return fmt.Sprintf(`
+resource "baremetal_host" "h" {
+  name = %[1]q
+  bmc = {
+    address  = %[2]q
+    username = "admin"
+    password = "password"
+  }
+%[3]s
+}
+
+resource "baremetal_firmware_settings" "fw" {
+  host_id  = baremetal_host.h.id
+  settings = {
+%[4]s
+  }
+}
+`, name, address, driver, settings)
+	}
+	bad := func(settings, pattern string) resource.TestStep {
+		return resource.TestStep{Config: config(settings), PlanOnly: true, ExpectError: regexp.MustCompile(pattern)}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{ // Values equal to the BIOS's: nothing to apply (a redfish apply needs an agent ramdisk).
+				Config: config(`    NumLock = "On"
+    PxeRetryCount = "3"`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "ironic"),
+					resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "current.NumLock", "On"),
+					resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "current.SystemServiceTag", "SIMTAG"),
+				),
+			},
+			bad(`    NoSuchSetting = "On"`, `(?s)Invalid BIOS setting NoSuchSetting.*no such BIOS setting`),
+			bad(`    SystemServiceTag = "X"`, `(?s)SystemServiceTag.*read-only`),
+			bad(`    NumLock = "Maybe"`, `(?s)NumLock.*"Maybe".*not one of the allowed values \["On", "Off"\]`),
+			bad(`    PxeRetryCount = "11"`, `(?s)PxeRetryCount.*out of bounds: allowed 0 to 10`),
+			bad(`    PxeRetryCount = "three"`, `(?s)PxeRetryCount.*not an integer`),
+			bad(`    AssetTag = "`+strings.Repeat("x", 33)+`"`, `(?s)AssetTag.*length 33 is\s+outside the allowed length \(0 to 32`),
+			bad(`    SriovGlobalEnable = "yes"`, `(?s)SriovGlobalEnable.*not a boolean`),
+			bad(`    AdminPassword = "secret"`, `(?s)AdminPassword.*"Password" cannot be set`),
+		},
+	})
+}

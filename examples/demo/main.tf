@@ -1,5 +1,5 @@
 # The Metal3 composition in Terraform: a pool of hosts registered by BMC
-# address, two of them claimed by label, their network data rendered from
+# address, with their BIOS settings applied, two of them claimed by label, their network data rendered from
 # the NICs inspection found, and an image deployed with cloud-init.
 #
 # scripts/demo.sh runs it against a local Ironic and the project's Redfish
@@ -68,6 +68,21 @@ resource "baremetal_host" "pool" {
   }
 }
 
+# BIOS settings of every pool host (BMO's HostFirmwareSettings), applied by
+# Ironic's bios.apply_configuration in a manual clean before the hosts can be
+# claimed. Ironic's fake BIOS interface stores them without a schema; with
+# bios = "redfish" (and an agent ramdisk) they are checked against the BMC's
+# attribute registry at plan time.
+resource "baremetal_firmware_settings" "pool" {
+  for_each = baremetal_host.pool
+
+  host_id = each.value.id
+  settings = {
+    BootMode           = "Uefi"
+    ProcVirtualization = "Enabled"
+  }
+}
+
 resource "baremetal_host_claim" "worker" {
   count = var.workers
 
@@ -77,7 +92,7 @@ resource "baremetal_host_claim" "worker" {
   }
   min_cpus = 8
 
-  depends_on = [baremetal_host.pool]
+  depends_on = [baremetal_firmware_settings.pool]
 }
 
 data "baremetal_hardware" "worker" {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -102,7 +104,14 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 				Description: "BIOS attribute name to value, written as strings (`\"Enabled\"`, `\"5\"`, `\"true\"`). Checked " +
 					"against the schema: unknown names, read-only settings, values outside an enumeration, integers out of " +
 					"bounds, strings of the wrong length and non-booleans are refused, and so is any name containing " +
-					"`Password`. Only these keys are managed: a value changed outside Terraform shows as drift.",
+					"`Password` (refused at `terraform validate`). Only these keys are managed: a value changed outside " +
+					"Terraform shows as drift.",
+				Validators: []validator.Map{mapvalidator.KeysAre(validators.New("a BIOS setting name without \"Password\"", func(s string) error {
+					if strings.Contains(s, "Password") {
+						return fmt.Errorf("BIOS setting %q: settings whose name contains \"Password\" cannot be set (the Bare Metal Operator refuses them)", s)
+					}
+					return nil
+				}))},
 			},
 			"firmware": schema.SingleNestedAttribute{
 				Optional: true,

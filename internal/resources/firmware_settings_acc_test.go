@@ -264,7 +264,11 @@ resource "baremetal_firmware_settings" "fw" {
 			bad(`    PxeRetryCount = "three"`, `(?s)PxeRetryCount.*not an integer`),
 			bad(`    AssetTag = "`+strings.Repeat("x", 33)+`"`, `(?s)AssetTag.*length 33 is\s+outside the allowed length \(0 to 32`),
 			bad(`    SriovGlobalEnable = "yes"`, `(?s)SriovGlobalEnable.*not a boolean`),
-			bad(`    AdminPassword = "secret"`, `(?s)AdminPassword.*"Password" cannot be set`),
+			bad(`    AdminPassword = "secret"`, `(?s)AdminPassword.*"Password"\s+cannot\s+be\s+set`),
+			{ // Valid again (the destroy after the test uses the last configuration).
+				Config: config(`    NumLock = "On"`),
+				Check:  resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "ironic"),
+			},
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -13,7 +14,7 @@ import (
 // fails with the BMC's own answer instead of a node stuck in enroll. Other
 // addresses (IPMI, libvirt) are not checked: Ironic reports those.
 func CheckAccess(ctx context.Context, a lifecycle.BMCAccess) error {
-	d, err := ParseAddress(a.Address)
+	d, err := bmcaddr.Parse(a.Address)
 	if err != nil || !d.IsRedfish() {
 		return nil
 	}
@@ -31,7 +32,7 @@ func CheckAccess(ctx context.Context, a lifecycle.BMCAccess) error {
 	}
 	if err := CheckCredentials(ctx, cfg, system); err != nil {
 		return fmt.Errorf("BMC %s did not accept the host's credentials (set bmc.check_credentials = false if Terraform cannot reach it): %w",
-			RedactAddress(a.Address), err)
+			bmcaddr.Redact(a.Address), err)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package bmc
 
 import (
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -696,7 +698,7 @@ func redfishRetryPolicy(ctx context.Context, resp *http.Response, err error) (bo
 		return false, ctx.Err()
 	}
 	if err != nil {
-		return !isCertError(err), nil
+		return !tlsverify.Failed(err), nil
 	}
 	code := resp.StatusCode
 	return code == http.StatusTooManyRequests || (code >= 500 && code != http.StatusNotImplemented), nil
@@ -715,14 +717,6 @@ func redfishBackoff(minWait, maxWait time.Duration, attempt int, resp *http.Resp
 		ceiling = maxWait
 	}
 	return minWait/2 + rand.N(ceiling-minWait/2+1)
-}
-
-func isCertError(err error) bool {
-	var unknown x509.UnknownAuthorityError
-	var invalid x509.CertificateInvalidError
-	var host x509.HostnameError
-	var verify *tls.CertificateVerificationError
-	return errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &host) || errors.As(err, &verify)
 }
 
 // redfishBaseURL reduces an endpoint to scheme://host[:port].
@@ -763,7 +757,7 @@ func (c *RedfishClient) wrap(op string, err error) error {
 		case e.Status == http.StatusNotFound:
 			e.Kind = ErrNotFound
 		}
-	case isCertError(err):
+	case tlsverify.Failed(err):
 		e.Kind = ErrTLS
 		e.Detail = "the certificate is not trusted (verify the CA, or set insecure to skip verification): " + rootCause(err)
 	case errors.Is(err, syscall.ECONNREFUSED):

@@ -12,9 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewHardware returns the baremetal_hardware data source.
@@ -99,7 +100,7 @@ func (d *hardwareDataSource) Metadata(_ context.Context, req datasource.Metadata
 }
 
 func (d *hardwareDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -124,7 +125,7 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 						Required:    true,
 						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme for the Redfish path).",
 						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
-							_, err := bmc.ParseAddress(s)
+							_, err := bmcaddr.Parse(s)
 							return err
 						})},
 					},
@@ -215,7 +216,7 @@ func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	var redfish *lifecycle.BMCAccess
 	if b := m.BMC; b != nil {
-		addr, err := bmc.ParseAddress(b.Address.ValueString())
+		addr, err := bmcaddr.Parse(b.Address.ValueString())
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
 			return

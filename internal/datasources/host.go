@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // hostSummaryModel is one host as baremetal_host and baremetal_hosts show it.
@@ -163,7 +164,7 @@ func (d *hostDataSource) Metadata(_ context.Context, req datasource.MetadataRequ
 }
 
 func (d *hostDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *hostDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -210,15 +211,15 @@ func NewHosts() datasource.DataSource { return &hostsDataSource{} }
 type hostsDataSource struct{ clients *lifecycle.Clients }
 
 type hostsModel struct {
-	ID                types.String        `tfsdk:"id"`
-	ProvisioningState types.String        `tfsdk:"provisioning_state"`
-	Labels            *labelSelectorModel `tfsdk:"labels"`
-	ResourceClass     types.String        `tfsdk:"resource_class"`
-	Traits            types.Set           `tfsdk:"traits"`
-	Claimed           types.Bool          `tfsdk:"claimed"`
-	MinCPUs           types.Int64         `tfsdk:"min_cpus"`
-	MinRAMMebibytes   types.Int64         `tfsdk:"min_ram_mebibytes"`
-	MinDiskGigabytes  types.Int64         `tfsdk:"min_disk_gigabytes"`
+	ID                types.String          `tfsdk:"id"`
+	ProvisioningState types.String          `tfsdk:"provisioning_state"`
+	Labels            *tfglue.LabelSelector `tfsdk:"labels"`
+	ResourceClass     types.String          `tfsdk:"resource_class"`
+	Traits            types.Set             `tfsdk:"traits"`
+	Claimed           types.Bool            `tfsdk:"claimed"`
+	MinCPUs           types.Int64           `tfsdk:"min_cpus"`
+	MinRAMMebibytes   types.Int64           `tfsdk:"min_ram_mebibytes"`
+	MinDiskGigabytes  types.Int64           `tfsdk:"min_disk_gigabytes"`
 
 	Hosts []hostSummaryModel `tfsdk:"hosts"`
 	IDs   types.List         `tfsdk:"ids"`
@@ -230,7 +231,7 @@ func (d *hostsDataSource) Metadata(_ context.Context, req datasource.MetadataReq
 }
 
 func (d *hostsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -247,7 +248,7 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 				Description: "Only hosts in this state: a Bare Metal Operator state (`available`, `provisioned`, ...) " +
 					"or an Ironic provision state (`manageable`, `clean failed`, ...).",
 			},
-			"labels":         labelSelectorSchema("Only hosts whose labels match this selector (every match label and every match expression)."),
+			"labels":         tfglue.LabelSelectorDataSourceSchema("Only hosts whose labels match this selector (every match label and every match expression)."),
 			"resource_class": schema.StringAttribute{Optional: true, Description: "Only hosts with this Ironic resource class."},
 			"traits": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -315,7 +316,7 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		MinRAMMebibytes:  int(m.MinRAMMebibytes.ValueInt64()),
 		MinDiskGigabytes: int(m.MinDiskGigabytes.ValueInt64()),
 	}
-	m.Labels.apply(ctx, &sel, path.Root("labels"), &resp.Diagnostics)
+	m.Labels.Apply(ctx, &sel, path.Root("labels"), &resp.Diagnostics)
 	if !m.Traits.IsNull() {
 		resp.Diagnostics.Append(m.Traits.ElementsAs(ctx, &sel.Traits, false)...)
 	}

@@ -21,7 +21,8 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle/networkdata"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewNetworkData returns the baremetal_network_data data source.
@@ -116,7 +117,7 @@ func (d *networkDataSource) Metadata(_ context.Context, req datasource.MetadataR
 }
 
 func (d *networkDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func optString(desc string) schema.StringAttribute {

@@ -1,9 +1,10 @@
 package ironic
 
 import (
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
+
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -708,7 +709,7 @@ func permanentError(err error) bool {
 	if errors.As(err, &ce) {
 		return true
 	}
-	if isTLSVerifyError(err) {
+	if tlsverify.Failed(err) {
 		return true
 	}
 	for _, code := range []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotAcceptable} {
@@ -717,14 +718,6 @@ func permanentError(err error) bool {
 		}
 	}
 	return false
-}
-
-func isTLSVerifyError(err error) bool {
-	var ua x509.UnknownAuthorityError
-	var hn x509.HostnameError
-	var ci x509.CertificateInvalidError
-	var cv *tls.CertificateVerificationError
-	return errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci) || errors.As(err, &cv)
 }
 
 // authError is a failure to build the client (keystone authentication
@@ -741,12 +734,12 @@ func explainConnectError(root string, err error) error {
 	}
 	var ae *authError
 	if errors.As(err, &ae) {
-		if isTLSVerifyError(err) {
+		if tlsverify.Failed(err) {
 			return fmt.Errorf("%w (TLS verification failed: set the CA certificate, or insecure = true to skip verification)", ae.err)
 		}
 		return ae.err
 	}
-	if isTLSVerifyError(err) {
+	if tlsverify.Failed(err) {
 		return fmt.Errorf("could not reach Ironic at %s: TLS verification failed (set the CA certificate of the endpoint, or insecure = true to skip verification): %w", root, err)
 	}
 	return fmt.Errorf("could not reach Ironic at %s: %w", root, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -73,7 +74,7 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 			return hardwareFromRedfish(inv, pts), nil
 		}
 		tflog.Debug(ctx, "the BMC does not speak Redfish: hardware from node properties", map[string]any{
-			"node": n.UUID, "bmc": bmc.RedactAddress(redfish.Address),
+			"node": n.UUID, "bmc": bmcaddr.Redact(redfish.Address),
 		})
 	}
 	return hardwareFromProperties(n, pts), nil
@@ -234,7 +235,7 @@ func redfishConfigFor(access *lifecycle.BMCAccess, n *nodes.Node) (cfg bmc.Redfi
 
 	base := ""
 	if access.Address != "" {
-		if b, sys, perr := bmc.RedfishEndpoint(access.Address); perr == nil {
+		if b, sys, perr := bmcaddr.RedfishEndpoint(access.Address); perr == nil {
 			base, systemID = b, sys
 		}
 	}

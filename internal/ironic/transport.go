@@ -1,6 +1,8 @@
 package ironic
 
 import (
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
+
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -99,7 +101,7 @@ func CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, ctx.Err()
 	}
 	if err != nil {
-		if isTLSVerifyError(err) {
+		if tlsverify.Failed(err) {
 			return false, err
 		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

@@ -23,7 +23,7 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/datasources"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // New returns the provider factory for providerserver.

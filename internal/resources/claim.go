@@ -28,6 +28,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // NewHostClaim returns the baremetal_host_claim resource.
@@ -44,33 +45,21 @@ var (
 
 // claimModel is baremetal_host_claim's state.
 type claimModel struct {
-	ID               types.String        `tfsdk:"id"`
-	Name             types.String        `tfsdk:"name"`
-	Labels           *labelSelectorModel `tfsdk:"labels"`
-	ResourceClass    types.String        `tfsdk:"resource_class"`
-	Traits           types.Set           `tfsdk:"traits"`
-	MinCPUs          types.Int64         `tfsdk:"min_cpus"`
-	MinRAMMebibytes  types.Int64         `tfsdk:"min_ram_mebibytes"`
-	MinDiskGigabytes types.Int64         `tfsdk:"min_disk_gigabytes"`
-	Candidates       types.Set           `tfsdk:"candidates"`
-	SpreadLabel      types.String        `tfsdk:"spread_label"`
-	Timeouts         timeouts.Value      `tfsdk:"timeouts"`
+	ID               types.String          `tfsdk:"id"`
+	Name             types.String          `tfsdk:"name"`
+	Labels           *tfglue.LabelSelector `tfsdk:"labels"`
+	ResourceClass    types.String          `tfsdk:"resource_class"`
+	Traits           types.Set             `tfsdk:"traits"`
+	MinCPUs          types.Int64           `tfsdk:"min_cpus"`
+	MinRAMMebibytes  types.Int64           `tfsdk:"min_ram_mebibytes"`
+	MinDiskGigabytes types.Int64           `tfsdk:"min_disk_gigabytes"`
+	Candidates       types.Set             `tfsdk:"candidates"`
+	SpreadLabel      types.String          `tfsdk:"spread_label"`
+	Timeouts         timeouts.Value        `tfsdk:"timeouts"`
 
 	HostID       types.String `tfsdk:"host_id"`
 	HostName     types.String `tfsdk:"host_name"`
 	AllocationID types.String `tfsdk:"allocation_id"`
-}
-
-// labelSelectorModel is a Kubernetes-style label selector.
-type labelSelectorModel struct {
-	MatchLabels      types.Map              `tfsdk:"match_labels"`
-	MatchExpressions []labelExpressionModel `tfsdk:"match_expressions"`
-}
-
-type labelExpressionModel struct {
-	Key      types.String `tfsdk:"key"`
-	Operator types.String `tfsdk:"operator"`
-	Values   types.List   `tfsdk:"values"`
 }
 
 // selector builds the lifecycle selector from the model.
@@ -82,18 +71,7 @@ func (m *claimModel) selector(ctx context.Context) (lifecycle.Selector, diag.Dia
 		MinRAMMebibytes:  int(m.MinRAMMebibytes.ValueInt64()),
 		MinDiskGigabytes: int(m.MinDiskGigabytes.ValueInt64()),
 	}
-	if l := m.Labels; l != nil {
-		if !l.MatchLabels.IsNull() && !l.MatchLabels.IsUnknown() {
-			diags.Append(l.MatchLabels.ElementsAs(ctx, &sel.MatchLabels, false)...)
-		}
-		for _, e := range l.MatchExpressions {
-			expr := lifecycle.LabelExpression{Key: e.Key.ValueString(), Operator: e.Operator.ValueString()}
-			if !e.Values.IsNull() && !e.Values.IsUnknown() {
-				diags.Append(e.Values.ElementsAs(ctx, &expr.Values, false)...)
-			}
-			sel.MatchExpressions = append(sel.MatchExpressions, expr)
-		}
-	}
+	m.Labels.Apply(ctx, &sel, path.Root("labels"), &diags)
 	if !m.Traits.IsNull() && !m.Traits.IsUnknown() {
 		diags.Append(m.Traits.ElementsAs(ctx, &sel.Traits, false)...)
 		sort.Strings(sel.Traits)
@@ -110,7 +88,7 @@ func (r *claimResource) Metadata(_ context.Context, req resource.MetadataRequest
 }
 
 func (r *claimResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // importedKey marks, in private state, a claim that was imported: its
@@ -190,40 +168,8 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 						"(not a UUID)"),
 				},
 			},
-			"labels": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "Label selector over the hosts' `labels`, as a Kubernetes label selector: every match label and " +
-					"every match expression must hold.",
-				PlanModifiers: []planmodifier.Object{replaceObject()},
-				Attributes: map[string]schema.Attribute{
-					"match_labels": schema.MapAttribute{
-						Optional: true, ElementType: types.StringType,
-						Description: "Labels the host must carry with exactly these values.",
-					},
-					"match_expressions": schema.ListNestedAttribute{
-						Optional:    true,
-						Description: "Expressions the host's labels must satisfy.",
-						NestedObject: schema.NestedAttributeObject{
-							Attributes: map[string]schema.Attribute{
-								"key": schema.StringAttribute{
-									Required: true, Description: "Label key.",
-									Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-								},
-								"operator": schema.StringAttribute{
-									Required: true,
-									Description: "`In` (the value is one of `values`), `NotIn` (the label is missing or its value is " +
-										"not one of `values`), `Exists` or `DoesNotExist`.",
-									Validators: []validator.String{stringvalidator.OneOf(lifecycle.Operators...)},
-								},
-								"values": schema.ListAttribute{
-									Optional: true, ElementType: types.StringType,
-									Description: "Values for `In` and `NotIn` (required there); not allowed with `Exists` and `DoesNotExist`.",
-								},
-							},
-						},
-					},
-				},
-			},
+			"labels": tfglue.LabelSelectorResourceSchema("Label selector over the hosts' `labels`, as a Kubernetes label selector: every match label and "+
+				"every match expression must hold.", replaceObject()),
 			"resource_class": schema.StringAttribute{
 				Optional:      true,
 				Description:   "Ironic resource class the host must have. Also the allocation's resource class.",
@@ -270,34 +216,13 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 }
 
 func (r *claimResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var exprs []labelExpressionModel
+	var exprs []tfglue.LabelExpression
 	p := path.Root("labels").AtName("match_expressions")
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, p, &exprs)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateExpressions(ctx, exprs, p, &resp.Diagnostics)
-}
-
-// validateExpressions reports, at each expression's path, an operator whose
-// values are missing or not allowed.
-func validateExpressions(ctx context.Context, exprs []labelExpressionModel, p path.Path, diags *diag.Diagnostics) {
-	for i, e := range exprs {
-		if e.Key.IsUnknown() || e.Operator.IsUnknown() || e.Values.IsUnknown() || e.Operator.IsNull() {
-			continue
-		}
-		le := lifecycle.LabelExpression{Key: e.Key.ValueString(), Operator: e.Operator.ValueString()}
-		if !e.Values.IsNull() {
-			for _, v := range e.Values.Elements() {
-				if s, ok := v.(types.String); ok {
-					le.Values = append(le.Values, s.ValueString())
-				}
-			}
-		}
-		if err := le.Validate(); err != nil {
-			diags.AddAttributeError(p.AtListIndex(i), "Invalid match expression", err.Error())
-		}
-	}
+	tfglue.ValidateExpressions(exprs, p, &resp.Diagnostics)
 }
 
 func (r *claimResource) catalog(diags *diag.Diagnostics) lifecycle.Catalog {

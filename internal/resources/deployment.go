@@ -23,7 +23,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewDeployment returns the baremetal_deployment resource.
@@ -87,7 +88,7 @@ func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *deploymentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // defaultProvisioningRetries is BMO's --max-provisioning-retries default.

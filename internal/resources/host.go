@@ -19,9 +19,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewHost returns the baremetal_host resource.
@@ -41,7 +42,7 @@ func (r *hostResource) Metadata(_ context.Context, req resource.MetadataRequest,
 }
 
 func (r *hostResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func computedString(desc string) schema.StringAttribute {
@@ -76,7 +77,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 							"Can only change while the host is registering; afterwards a change replaces the host.",
 						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
-							_, err := bmc.ParseAddress(s)
+							_, err := bmcaddr.Parse(s)
 							return err
 						})},
 					},

@@ -12,7 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -72,7 +72,7 @@ func (hostConfigValidator) ValidateResource(ctx context.Context, req resource.Va
 	mac := m.BootMACAddress
 	macMissing := mac.IsNull() || (!mac.IsUnknown() && mac.ValueString() == "")
 	if b := m.BMC; b != nil && !b.Address.IsUnknown() {
-		d, err := bmc.ParseAddress(b.Address.ValueString())
+		d, err := bmcaddr.Parse(b.Address.ValueString())
 		if err == nil && d.NeedsMAC && macMissing {
 			resp.Diagnostics.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
 				fmt.Sprintf("BMC address type %q needs boot_mac_address.", d.Type))
@@ -100,7 +100,7 @@ func (r *hostResource) preflight(ctx context.Context, m *hostModel, access lifec
 	if m.BMC == nil || !m.BMC.CheckCredentials.ValueBool() || r.clients.CheckBMC == nil {
 		return nil
 	}
-	tflog.Debug(ctx, "checking BMC credentials", map[string]any{"bmc": bmc.RedactAddress(access.Address)})
+	tflog.Debug(ctx, "checking BMC credentials", map[string]any{"bmc": bmcaddr.Redact(access.Address)})
 	return r.clients.CheckBMC(ctx, access)
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -117,7 +117,7 @@ func (m *hostModel) access(ctx context.Context, passwordWO types.String) (lifecy
 		Info        map[string]any
 	}{}
 	if b := m.BMC; b != nil {
-		d, err := bmc.ParseAddress(b.Address.ValueString())
+		d, err := bmcaddr.Parse(b.Address.ValueString())
 		if err != nil {
 			diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
 			return a, diags
@@ -127,7 +127,7 @@ func (m *hostModel) access(ctx context.Context, passwordWO types.String) (lifecy
 		if !b.PasswordWOVersion.IsNull() {
 			secret = "write-only version " + b.PasswordWOVersion.ValueString()
 		}
-		version.BMC = bmc.CredentialsVersion(b.Address.ValueString(), b.Username.ValueString(), secret,
+		version.BMC = bmcaddr.CredentialsVersion(b.Address.ValueString(), b.Username.ValueString(), secret,
 			b.DisableCertificateVerification.ValueBool())
 	}
 	if !m.Driver.IsNull() {

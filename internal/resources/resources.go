@@ -29,19 +29,6 @@ func All() []func() resource.Resource {
 	}
 }
 
-// clientsFrom unpacks the provider's Clients in Configure.
-func clientsFrom(data any, diags *diag.Diagnostics) *lifecycle.Clients {
-	if data == nil { // the provider is not configured yet (validation)
-		return nil
-	}
-	c, ok := data.(*lifecycle.Clients)
-	if !ok {
-		diags.AddError("Unexpected provider data", fmt.Sprintf("expected *lifecycle.Clients, got %T", data))
-		return nil
-	}
-	return c
-}
-
 // TFLog is the lifecycle.Logger that writes progress through tflog.
 type TFLog struct{}
 

@@ -1,4 +1,7 @@
-package bmc
+// Package bmcaddr parses BMC addresses (BMO's pkg/hardwareutils/bmc) into the Ironic driver,
+// interfaces and driver_info they imply. It imports no BMC client library, so
+// the Terraform layer can validate addresses without pulling in gofish.
+package bmcaddr
 
 import (
 	"crypto/sha256"
@@ -168,11 +171,11 @@ func (d *AccessDetails) RequiresProvisioningNetwork() bool { return !d.VirtualMe
 // bracketed IPv6 address needs a port (as in BMO). The error never
 // contains credentials: an address carrying user information is rejected
 // and shown redacted.
-func ParseAddress(address string) (*AccessDetails, error) {
+func Parse(address string) (*AccessDetails, error) {
 	if strings.TrimSpace(address) == "" {
 		return nil, errors.New("BMC address is empty")
 	}
-	shown := RedactAddress(address)
+	shown := Redact(address)
 	if strings.ContainsAny(address, " \t\r\n") {
 		return nil, fmt.Errorf("BMC address %q contains whitespace", shown)
 	}
@@ -399,7 +402,7 @@ func (d *AccessDetails) Access(username, password string, disableCertificateVeri
 // It fails for ipmi and libvirt addresses.
 func (d *AccessDetails) RedfishEndpoint() (baseURL, systemID string, err error) {
 	if !d.IsRedfish() {
-		return "", "", fmt.Errorf("BMC address %q (%s) does not speak Redfish", RedactAddress(d.Address), d.Type)
+		return "", "", fmt.Errorf("BMC address %q (%s) does not speak Redfish", Redact(d.Address), d.Type)
 	}
 	return d.Transport + "://" + d.hostPort(), d.redfishSystemID(), nil
 }
@@ -407,7 +410,7 @@ func (d *AccessDetails) RedfishEndpoint() (baseURL, systemID string, err error) 
 // RedfishEndpoint parses address and returns its Redfish service URL and
 // system path; see AccessDetails.RedfishEndpoint.
 func RedfishEndpoint(address string) (baseURL, systemID string, err error) {
-	d, err := ParseAddress(address)
+	d, err := Parse(address)
 	if err != nil {
 		return "", "", err
 	}
@@ -428,7 +431,7 @@ func CredentialsVersion(address, username, password string, disableCertificateVe
 
 // RedactAddress hides the user information of an address (anything before
 // an "@" in its authority), for messages.
-func RedactAddress(address string) string {
+func Redact(address string) string {
 	start := 0
 	if i := strings.Index(address, "://"); i >= 0 {
 		start = i + 3

@@ -1,4 +1,4 @@
-package bmc
+package bmcaddr
 
 import (
 	"reflect"
@@ -106,7 +106,7 @@ func TestParseAddressSchemes(t *testing.T) {
 		{"idrac-virtualmedia+https://10.0.0.5", idrac("idrac-virtualmedia", "https", idracVM, true)},
 	} {
 		t.Run(tc.address, func(t *testing.T) {
-			d, err := ParseAddress(tc.address)
+			d, err := Parse(tc.address)
 			if err != nil {
 				t.Fatalf("ParseAddress: %v", err)
 			}
@@ -172,9 +172,9 @@ func TestParseAddressErrors(t *testing.T) {
 		{"credentials and bad url", "redfish://admin:s3cr3t@10.0.0.5:bad/%zz", []string{"REDACTED@"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d, err := ParseAddress(tc.address)
+			d, err := Parse(tc.address)
 			if err == nil {
-				t.Fatalf("ParseAddress(%q) = %+v, want an error", tc.address, d)
+				t.Fatalf("Parse(%q) = %+v, want an error", tc.address, d)
 			}
 			msg := err.Error()
 			for _, w := range tc.want {
@@ -233,7 +233,7 @@ func TestDriverInfo(t *testing.T) {
 			"redfish_username": "u", "redfish_password": "p", "redfish_verify_ca": false}},
 	} {
 		t.Run(tc.address, func(t *testing.T) {
-			d, err := ParseAddress(tc.address)
+			d, err := Parse(tc.address)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +245,7 @@ func TestDriverInfo(t *testing.T) {
 }
 
 func TestAccess(t *testing.T) {
-	d, err := ParseAddress("idrac-virtualmedia://10.0.0.5/redfish/v1/Systems/System.Embedded.1")
+	d, err := Parse("idrac-virtualmedia://10.0.0.5/redfish/v1/Systems/System.Embedded.1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestAccess(t *testing.T) {
 	if again := d.Access("root", "calvin", false).CredentialsVersion; again != v {
 		t.Error("CredentialsVersion is not stable")
 	}
-	other, _ := ParseAddress("idrac-virtualmedia://10.0.0.6/redfish/v1/Systems/System.Embedded.1")
+	other, _ := Parse("idrac-virtualmedia://10.0.0.6/redfish/v1/Systems/System.Embedded.1")
 	changed := map[string]string{
 		"password": d.Access("root", "calvin2", false).CredentialsVersion,
 		"username": d.Access("admin", "calvin", false).CredentialsVersion,
@@ -289,7 +289,7 @@ func TestAccess(t *testing.T) {
 		}
 	}
 
-	lv, _ := ParseAddress("libvirt://192.168.122.1:6233")
+	lv, _ := Parse("libvirt://192.168.122.1:6233")
 	la := lv.Access("admin", "password", false)
 	if !la.NeedsMAC || la.VirtualMedia || la.Driver != "ipmi" || !reflect.DeepEqual(la.Interfaces, ipmiIfaces) {
 		t.Errorf("libvirt access %+v", la)
@@ -343,7 +343,7 @@ func TestSupportedSchemes(t *testing.T) {
 	}
 	// Every listed scheme parses.
 	for _, s := range got {
-		if _, err := ParseAddress(s + "://10.0.0.5"); err != nil {
+		if _, err := Parse(s + "://10.0.0.5"); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
@@ -357,8 +357,8 @@ func TestRedactAddress(t *testing.T) {
 		"ipmi://10.0.0.5?x=a@b":       "ipmi://10.0.0.5?x=a@b",
 		"redfish://a@b@10.0.0.5:8000": "redfish://REDACTED@10.0.0.5:8000",
 	} {
-		if got := RedactAddress(in); got != want {
-			t.Errorf("RedactAddress(%q) = %q, want %q", in, got, want)
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

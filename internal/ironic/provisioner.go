@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -35,16 +36,22 @@ const (
 )
 
 // Provisioner implements lifecycle.Provisioner over Ironic, as BMO's
-// pkg/provisioner/ironic does. It is stateless (everything it needs is in
-// the Host and in Ironic) and safe for concurrent use; one serves the whole
-// provider.
+// pkg/provisioner/ironic does. Everything it needs about a host is in the
+// Host and in Ironic, except manageTried; it is safe for concurrent use, and
+// one serves the whole provider.
 type Provisioner struct {
-	sc       *gophercloud.ServiceClient
-	w        *Watcher
-	fastPoll time.Duration
-	slowPoll time.Duration
-	jitter   float64
-	rand     func() float64
+	sc *gophercloud.ServiceClient
+	// manageTried maps a node UUID to the BMC credentials version its last
+	// manage request (enroll -> manageable) was made with, so that a
+	// failure with those very credentials is reported instead of retried.
+	// It lives as long as the Provisioner (the provider process): a later
+	// run tries once again.
+	manageTried sync.Map
+	w           *Watcher
+	fastPoll    time.Duration
+	slowPoll    time.Duration
+	jitter      float64
+	rand        func() float64
 	// stallTimeout (0: never) and now: see checkStall.
 	stallTimeout time.Duration
 	now          func() time.Time

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
@@ -79,14 +78,14 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 		// without remembering the attempt a BMC that rejects them would
 		// have manage retried until the timeout.
 		version := h.Spec.BMC.CredentialsVersion
-		triedThese := version != "" && manageTriedWith(node.UUID) == version
+		triedThese := version != "" && p.manageTriedWith(node.UUID) == version
 		if node.LastError != "" && (!credentialsChanged || triedThese) && !restartOnFailure && !interrupted(node) {
 			logInfo(ctx, "registration failed", h, node, "manage")
 			return failed("manage", node.ProvisionState, node.LastError), id, nil
 		}
 		res, started, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
 		if started {
-			manageTried.Store(node.UUID, version)
+			p.manageTried.Store(node.UUID, version)
 		}
 		return res, id, err
 	case psVerifying:
@@ -106,18 +105,6 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 	}
 	logDebug(ctx, "registered", h, node, "")
 	return done("", node.ProvisionState), id, nil
-}
-
-// manageTried maps a node UUID to the BMC credentials version its last
-// manage request (enroll -> manageable) was made with, so that a failure
-// with those very credentials is reported instead of retried. It lives as
-// long as the provider process: a later run tries once again.
-var manageTried sync.Map
-
-func manageTriedWith(uuid string) string {
-	v, _ := manageTried.Load(uuid)
-	s, _ := v.(string)
-	return s
 }
 
 func idOf(node *nodes.Node, h *lifecycle.Host) string {
@@ -402,4 +389,10 @@ func (p *Provisioner) ensureBootPort(ctx context.Context, h *lifecycle.Host, nod
 		return lifecycle.Result{Verb: "create port", ProvisionState: node.ProvisionState},
 			fmt.Errorf("create port %s for node %s: %s", mac, node.UUID, ironicError(err))
 	}
+}
+
+func (p *Provisioner) manageTriedWith(uuid string) string {
+	v, _ := p.manageTried.Load(uuid)
+	s, _ := v.(string)
+	return s
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/provider"
 )
 
@@ -86,7 +86,7 @@ func ironicAnswers() error {
 func Ironic(t *testing.T) *gophercloud.ServiceClient {
 	t.Helper()
 	PreCheck(t)
-	conn, err := ironic.Connect(context.Background(), ironic.Config{Endpoint: Endpoint()})
+	conn, err := clients.Connect(context.Background(), clients.Config{Endpoint: Endpoint()})
 	if err != nil {
 		t.Fatalf("connect to Ironic: %v", err)
 	}

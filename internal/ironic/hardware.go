@@ -18,6 +18,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -39,7 +40,7 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 		return nil, err
 	}
 
-	if CompareMicroversions(c.sc.Microversion, "1."+strconv.Itoa(MicroversionInventory)) >= 0 {
+	if clients.CompareMicroversions(c.sc.Microversion, "1."+strconv.Itoa(clients.MicroversionInventory)) >= 0 {
 		r := nodes.GetInventory(ctx, c.sc, n.UUID)
 		switch {
 		case r.Err == nil:

@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -259,7 +260,7 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 // name a firmware interface, which Ironic has from 1.86.
 func (p *Provisioner) withSupportedInterfaces(h *lifecycle.Host) *lifecycle.Host {
 	if _, ok := h.Spec.BMC.Interfaces["firmware_interface"]; !ok ||
-		CompareMicroversions(p.sc.Microversion, fmt.Sprintf("1.%d", MicroversionFirmware)) >= 0 {
+		clients.CompareMicroversions(p.sc.Microversion, fmt.Sprintf("1.%d", clients.MicroversionFirmware)) >= 0 {
 		return h
 	}
 	c := *h

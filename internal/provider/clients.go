@@ -6,6 +6,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
 )
@@ -27,14 +28,14 @@ type keystoneSettings struct {
 	UserDomainName, ProjectDomainName, Region                  string
 }
 
-func (s settings) ironicConfig() ironic.Config {
-	c := ironic.Config{
+func (s settings) ironicConfig() clients.Config {
+	c := clients.Config{
 		Endpoint: s.Endpoint, Auth: s.Auth, Username: s.Username, Password: s.Password,
 		CACertFile: s.CACertFile, CACertPEM: s.CACertPEM, ClientCertFile: s.ClientCertFile, ClientKeyFile: s.ClientKeyFile,
 		Insecure: s.Insecure, Microversion: s.Microversion, APIWaitTimeout: s.APIWaitTimeout,
 		UserAgent: "terraform-provider-baremetal",
 	}
-	if s.Auth == ironic.AuthKeystone {
+	if s.Auth == clients.AuthKeystone {
 		k := s.Keystone
 		c.Cloud, c.AuthURL, c.ProjectName, c.ProjectID = k.Cloud, k.AuthURL, k.ProjectName, k.ProjectID
 		c.UserDomainName, c.ProjectDomainName, c.Region = k.UserDomainName, k.ProjectDomainName, k.Region
@@ -49,7 +50,7 @@ const backoffUnit = 10 * time.Second
 // newClients connects to Ironic and builds what every resource shares: one
 // watcher, one provisioner, one state machine with one capacity gate.
 func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
-	conn, err := ironic.Connect(ctx, s.ironicConfig())
+	conn, err := clients.Connect(ctx, s.ironicConfig())
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package ironic
+package clients
 
 import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"

@@ -4,8 +4,14 @@
 # CLI built from source. Everything it needs it installs itself.
 #
 #   scripts/test.sh            unit + acceptance
-#   scripts/test.sh unit       unit tests only (acceptance tests skip)
+#   scripts/test.sh unit       unit tests only (no Ironic, no Terraform:
+#                              real-Ironic and acceptance tests skip)
 #   scripts/test.sh acc        acceptance tests only
+#
+# Tests that need the real Ironic run only when asked, with TF_ACC=1
+# (acceptance tests) and BAREMETAL_IRONIC_TESTS=1 (provisioner tests against
+# Ironic); this script sets both for all and acc, and then any skipped test
+# fails the run: a rig that is missing or half there must not pass quietly.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -19,7 +25,8 @@ mkdir -p "$here/.tools"
 GO_TEST_FLAGS=${GO_TEST_FLAGS:-"-p 2 -parallel 4 -timeout 50m"}
 
 # run_tests ARGS...: go test -v into a log; print package results, the
-# output of failed tests, and one summary line; keep go test's exit code.
+# output of failed tests, and one summary line; keep go test's exit code,
+# and with NO_SKIPS=1 fail when any test skipped.
 run_tests() {
   local log="$here/.tools/test.log" rc
   set +e
@@ -31,11 +38,19 @@ run_tests() {
     echo "== output of failed tests (full log: $log)"
     grep -E -B2 -A40 -- '--- FAIL' "$log" | head -400 || true
   fi
-  echo "tests: $(grep -cE -- '--- PASS' "$log") passed, $(grep -cE -- '--- FAIL' "$log") failed, $(grep -cE -- '--- SKIP' "$log") skipped"
+  local skipped
+  skipped=$(grep -cE -- '--- SKIP' "$log" || true)
+  echo "tests: $(grep -cE -- '--- PASS' "$log") passed, $(grep -cE -- '--- FAIL' "$log") failed, $skipped skipped"
+  if [ "${NO_SKIPS:-}" = 1 ] && [ "$skipped" -gt 0 ]; then
+    echo "== skipped tests fail this run (everything they need is here):"
+    grep -E -A2 -- '--- SKIP' "$log" | head -100
+    [ "$rc" -ne 0 ] || rc=1
+  fi
   return "$rc"
 }
 
 if [ "$mode" = unit ]; then
+  unset TF_ACC BAREMETAL_IRONIC_TESTS
   run_tests ./...
   exit
 fi
@@ -44,7 +59,7 @@ tf=$(scripts/terraform.sh)
 scripts/lint.sh
 scripts/ironic.sh start
 trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
-export TF_ACC=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_ENDPOINT=http://127.0.0.1:${IRONIC_PORT:-6385}
+export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_ENDPOINT=http://127.0.0.1:${IRONIC_PORT:-6385}
 unset TF_ACC_TERRAFORM_VERSION
 
 rc=0

@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net/http"
 	"os"
 	"sync"
 	"testing"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/provider"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
 )
 
 // ProviderFactories serves the provider in-process (protocol 6).
@@ -47,8 +47,10 @@ func PreCheck(t *testing.T) {
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		t.Skip("acceptance test: TF_ACC_TERRAFORM_PATH is not set (make testacc sets it to scripts/terraform.sh's Terraform)")
 	}
+	// Asked for (TF_ACC) and Terraform is there: a missing Ironic is a
+	// failure, not a reason to skip.
 	if err := ironicAnswers(); err != nil {
-		t.Skipf("acceptance test: Ironic does not answer at %s (make testacc starts it): %v", Endpoint(), err)
+		t.Fatalf("acceptance test: Ironic does not answer at %s (make testacc starts it): %v", Endpoint(), err)
 	}
 }
 
@@ -61,23 +63,7 @@ var (
 // a minute: the rig's Ironic sometimes stalls for tens of seconds, and a
 // stall is not a reason to skip tests.
 func ironicAnswers() error {
-	probeOnce.Do(func() {
-		c := http.Client{Timeout: 5 * time.Second}
-		deadline := time.Now().Add(time.Minute)
-		for {
-			resp, err := c.Get(Endpoint() + "/v1/")
-			if err == nil {
-				resp.Body.Close()
-				probeErr = nil
-				return
-			}
-			probeErr = err
-			if time.Now().After(deadline) {
-				return
-			}
-			time.Sleep(time.Second) // polling an external process, not synchronising tests
-		}
-	})
+	probeOnce.Do(func() { probeErr = testenv.WaitForIronic(Endpoint(), time.Minute) })
 	return probeErr
 }
 

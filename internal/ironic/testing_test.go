@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"flag"
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -19,6 +17,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -34,12 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 // ironicEndpoint is BAREMETAL_ENDPOINT or the local test rig's Ironic.
-func ironicEndpoint() string {
-	if e := os.Getenv("BAREMETAL_ENDPOINT"); e != "" {
-		return strings.TrimSuffix(strings.TrimSuffix(e, "/"), "/v1")
-	}
-	return "http://127.0.0.1:6385"
-}
+func ironicEndpoint() string { return testenv.IronicEndpoint() }
 
 var (
 	rigOnce  sync.Once
@@ -49,20 +43,14 @@ var (
 )
 
 // realIronic returns a client for the real Ironic and the one shared
-// watcher, or skips the test when Ironic does not answer.
+// watcher. It skips the test unless BAREMETAL_IRONIC_TESTS=1 asks for the
+// real-Ironic tests, and fails it when they were asked for and Ironic does
+// not answer.
 func realIronic(t *testing.T) (*gophercloud.ServiceClient, *Watcher) {
 	t.Helper()
+	ep := testenv.RequireIronic(t)
 	rigOnce.Do(func() {
-		ep := ironicEndpoint()
-		c := &http.Client{Timeout: 3 * time.Second}
-		resp, err := c.Get(ep + "/v1/")
-		if err != nil {
-			rigErr = err
-			return
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			rigErr = errors.New(resp.Status)
+		if rigErr = testenv.WaitForIronic(ep, time.Minute); rigErr != nil {
 			return
 		}
 		sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: ep + "/v1"})
@@ -75,7 +63,7 @@ func realIronic(t *testing.T) (*gophercloud.ServiceClient, *Watcher) {
 		rigWatch = NewWatcher(sc, WatcherOptions{})
 	})
 	if rigErr != nil {
-		t.Skipf("no Ironic at %s (%v): start one with scripts/ironic.sh start, or set BAREMETAL_ENDPOINT", ironicEndpoint(), rigErr)
+		t.Fatalf("%s=1 but no Ironic answers at %s (%v): start one with scripts/ironic.sh start, or set BAREMETAL_ENDPOINT", testenv.IronicVar, ep, rigErr)
 	}
 	return rigSC, rigWatch
 }

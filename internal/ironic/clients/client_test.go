@@ -1,6 +1,8 @@
 package clients
 
 import (
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
+
 	"bytes"
 	"context"
 	"crypto/ecdsa"
@@ -784,17 +786,15 @@ func TestCloudsYAMLTLS(t *testing.T) {
 	}
 }
 
-// TestConnectRealIronic runs against the Ironic of the test environment
-// (Debian's ironic 21.4, API max 1.82) when one answers on 127.0.0.1:6385.
+// TestConnectRealIronic runs against the Ironic of the test rig (Debian's
+// ironic 21.4, API max 1.82) when BAREMETAL_IRONIC_TESTS=1 asks for it.
 func TestConnectRealIronic(t *testing.T) {
-	hc := &http.Client{Timeout: 2 * time.Second}
-	resp, err := hc.Get(DefaultEndpoint + "/v1/")
-	if err != nil {
-		t.Skipf("no Ironic answers at %s (%v): start one to run this test", DefaultEndpoint, err)
+	ep := testenv.RequireIronic(t)
+	if err := testenv.WaitForIronic(ep, time.Minute); err != nil {
+		t.Fatalf("%s=1 but no Ironic answers at %s: %v", testenv.IronicVar, ep, err)
 	}
-	resp.Body.Close()
 
-	cfg := Config{APIWaitTimeout: 30 * time.Second}
+	cfg := Config{Endpoint: ep, APIWaitTimeout: 30 * time.Second}
 	conn, err := Connect(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -28,12 +29,12 @@ func (c *Catalog) Features() lifecycle.FirmwareFeatures {
 }
 
 func firmwareFeatures(mv string) lifecycle.FirmwareFeatures {
-	at := func(minor int) bool { return CompareMicroversions(mv, "1."+strconv.Itoa(minor)) >= 0 }
+	at := func(minor int) bool { return clients.CompareMicroversions(mv, "1."+strconv.Itoa(minor)) >= 0 }
 	return lifecycle.FirmwareFeatures{
 		Microversion: mv,
 		BIOSRegistry: at(MicroversionBIOSDetail),
-		Components:   at(MicroversionFirmware),
-		Servicing:    at(MicroversionServicing),
+		Components:   at(clients.MicroversionFirmware),
+		Servicing:    at(clients.MicroversionServicing),
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -96,7 +97,7 @@ func (f *fwFakeIronic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.bodies = append(f.bodies, body)
 		switch target {
 		case "service":
-			if mv := r.Header.Get("X-OpenStack-Ironic-API-Version"); CompareMicroversions(mv, "1.87") < 0 {
+			if mv := r.Header.Get("X-OpenStack-Ironic-API-Version"); clients.CompareMicroversions(mv, "1.87") < 0 {
 				w.WriteHeader(http.StatusNotAcceptable)
 				return
 			}

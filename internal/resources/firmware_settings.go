@@ -22,9 +22,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources/validators"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewFirmwareSettings returns the baremetal_firmware_settings resource.
@@ -73,7 +74,7 @@ func (r *firmwareSettingsResource) Metadata(_ context.Context, req resource.Meta
 }
 
 func (r *firmwareSettingsResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = clientsFrom(req.ProviderData, &resp.Diagnostics)
+	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -140,7 +141,7 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 						Required:    true,
 						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme).",
 						Validators: []validator.String{validators.New("a valid BMC address", func(s string) error {
-							_, err := bmc.ParseAddress(s)
+							_, err := bmcaddr.Parse(s)
 							return err
 						})},
 					},
@@ -188,7 +189,7 @@ func (m *firmwareSettingsModel) redfish() (*lifecycle.BMCAccess, diag.Diagnostic
 	if m.BMC == nil || m.BMC.Address.IsUnknown() || m.BMC.Password.IsUnknown() {
 		return nil, diags
 	}
-	addr, err := bmc.ParseAddress(m.BMC.Address.ValueString())
+	addr, err := bmcaddr.Parse(m.BMC.Address.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
 		return nil, diags

@@ -75,7 +75,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 						Required: true,
 						Description: "BMC address, e.g. `redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1` or `ipmi://10.0.0.6:623`. " +
 							"Can only change while the host is registering; afterwards a change replaces the host.",
-						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceUnlessImported, replaceUnlessImportedDoc, replaceUnlessImportedDoc)},
 						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
 							_, err := bmcaddr.Parse(s)
 							return err
@@ -110,7 +110,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional: true,
 				Description: "Raw Ironic driver (e.g. `fake-hardware`, `redfish`), for what the BMC address schemes do not cover. " +
 					"Use with `driver_info` and `driver_secrets`; with `bmc`, it replaces the driver the address scheme implies. Changing it replaces the host.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceUnlessImported, replaceUnlessImportedDoc, replaceUnlessImportedDoc)},
 			},
 			"driver_info": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -124,7 +124,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Optional: true, ElementType: types.StringType,
 				Description: "Ironic hardware interfaces that override what the BMC address implies, keyed by interface without the `_interface` suffix " +
 					"(`boot`, `deploy`, `inspect`, `management`, `power`, `bios`, `raid`, `vendor`, ...), e.g. `{ deploy = \"ramdisk\" }`. Changing them replaces the host.",
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplace()},
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.RequiresReplaceIf(mapReplaceUnlessImported, replaceUnlessImportedDoc, replaceUnlessImportedDoc)},
 				Validators:    []validator.Map{mapvalidator.KeysAre(stringvalidator.OneOf(ironicInterfaces...))},
 			},
 			"boot_mac_address": schema.StringAttribute{
@@ -299,7 +299,9 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {
 		hostErrorDiag(&resp.Diagnostics, "Updating host "+spec.Name, err)
+		return
 	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, nil)...)
 }
 
 // observeInto refreshes the host's status from Ironic before a change, and
@@ -377,4 +379,6 @@ func (r *hostResource) ImportState(ctx context.Context, req resource.ImportState
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), obs.Name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("provisioning_state"), string(obs.State))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("online"), obs.PoweredOn != nil && *obs.PoweredOn)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("externally_provisioned"), obs.State == lifecycle.StateExternallyProvisioned)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, []byte(`{"imported":true}`))...)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
@@ -357,6 +358,66 @@ func TestAccHost_bootModeDrift(t *testing.T) {
 						}
 						return nil
 					}),
+				),
+			},
+		},
+	})
+}
+
+// Adopting a host with an import block keeps its node: driver, interfaces
+// and the BMC address cannot be read back from Ironic, and setting them in
+// the configuration updates the imported host in place instead of deleting
+// and re-registering it.
+func TestAccHost_importAdoptsInPlace(t *testing.T) {
+	name := acctest.Name("acc-adopt-imp")
+	sc := acctest.Ironic(t)
+	var id string
+	body := `  driver      = "fake-hardware"
+  driver_info = { fake_note = "acceptance" }
+  interfaces  = { deploy = "fake", boot = "fake" }
+  inspection  = "disabled"
+  boot_mac_address = "` + acctest.MAC() + `"`
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
+				return fmt.Errorf("node %s still exists after destroy", name)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: fmt.Sprintf("resource \"baremetal_host\" \"orig\" {\n  name = %q\n%s\n}\n", name, body),
+				Check: func(s *terraform.State) error {
+					id = s.RootModule().Resources["baremetal_host.orig"].Primary.ID
+					return nil
+				},
+			},
+			{ // Forget it without deleting it, and import it under a new address.
+				Config: fmt.Sprintf(`
+removed {
+  from = baremetal_host.orig
+  lifecycle {
+    destroy = false
+  }
+}
+import {
+  to = baremetal_host.test
+  id = %q
+}
+resource "baremetal_host" "test" {
+  name = %q
+%s
+}
+`, name, name, body),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameID(&id),
+					resource.TestCheckResourceAttr("baremetal_host.test", "driver", "fake-hardware"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 				),
 			},
 		},

@@ -22,6 +22,7 @@ func All() []func() datasource.DataSource {
 		NewHosts,
 		NewHardware,
 		NewNetworkData,
+		NewFirmware,
 	}
 }
 

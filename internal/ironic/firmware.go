@@ -287,3 +287,67 @@ func settingsRecorded(h *lifecycle.Host) bool {
 	}
 	return true
 }
+
+// ---------------------------------------------------------------------------
+// Firmware components (BMO hostfirmwarecomponents_controller.go)
+
+// Firmware lists a node's firmware components: Ironic's firmware API at
+// 1.86+ when it has any (BMO keeps bios, bmc and nic:*), else the BMC's
+// Redfish FirmwareInventory when redfish is given, else none. The BIOS
+// version is the "bios" component's, else the system's BiosVersion.
+func (c *Catalog) Firmware(ctx context.Context, idOrName string, redfish *lifecycle.BMCAccess) (*lifecycle.FirmwareInventory, error) {
+	n, err := c.node(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	out := &lifecycle.FirmwareInventory{Source: lifecycle.FirmwareSourceNone}
+	if c.Features().Components {
+		comps, err := nodes.ListFirmware(ctx, c.sc, n.UUID).Extract()
+		if err != nil {
+			return nil, apiError("list firmware components of node "+n.UUID, err)
+		}
+		for _, fc := range comps {
+			if fc.Component != "bios" && fc.Component != "bmc" && !strings.HasPrefix(fc.Component, "nic:") {
+				continue
+			}
+			out.Components = append(out.Components, lifecycle.FirmwareComponent{
+				ID: fc.Component, Name: fc.Component, Version: fc.CurrentVersion, Updateable: true,
+			})
+			if fc.Component == "bios" {
+				out.BIOSVersion = fc.CurrentVersion
+			}
+		}
+		if len(out.Components) > 0 {
+			out.Source = lifecycle.FirmwareSourceIronic
+			return out, nil
+		}
+	}
+	if redfish == nil {
+		return out, nil
+	}
+	cfg, systemID, ok, err := redfishConfigFor(redfish, n)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", n.UUID, err)
+	}
+	if !ok {
+		return out, nil
+	}
+	rc, err := bmc.ConnectRedfish(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: reading the firmware inventory from the BMC: %w", n.UUID, err)
+	}
+	defer rc.Close()
+	facts, err := rc.SystemFacts(systemID)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: reading the system from the BMC: %w", n.UUID, err)
+	}
+	items, err := rc.Firmware(systemID)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: reading the firmware inventory from the BMC: %w", n.UUID, err)
+	}
+	out.Source, out.BIOSVersion = lifecycle.FirmwareSourceRedfish, facts.BIOSVersion
+	for _, it := range items {
+		out.Components = append(out.Components, lifecycle.FirmwareComponent{ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable})
+	}
+	return out, nil
+}

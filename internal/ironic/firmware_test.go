@@ -87,6 +87,16 @@ func (f *fwFakeIronic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			list = append(list, item)
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"bios": list})
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[3] == "firmware":
+		if clients.CompareMicroversions(r.Header.Get("X-OpenStack-Ironic-API-Version"), "1.86") < 0 {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		_, _ = w.Write([]byte(`{"firmware": [
+		  {"component": "bios", "initial_version": "1.0.0", "current_version": "2.1.0", "last_version_flashed": "2.1.0"},
+		  {"component": "bmc", "initial_version": "5.0", "current_version": "5.10"},
+		  {"component": "nic:NIC.Integrated.1-1", "initial_version": "22.0", "current_version": "22.5"},
+		  {"component": "psu:1", "initial_version": "1", "current_version": "1"}]}`))
 	case r.Method == http.MethodPut && len(parts) == 5 && parts[3] == "states" && parts[4] == "provision":
 		var body map[string]any
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
@@ -301,5 +311,26 @@ func TestFirmwareStepsReset(t *testing.T) {
 	want := `[{"interface":"bios","step":"apply_configuration","args":{"settings":[{"name":"NumLock","value":"Off"},{"name":"ProcVirtualization","value":"Disabled"},{"name":"SetupPassword","value":""}]}}]`
 	if string(raw) != want {
 		t.Errorf("fake interface steps %s\nwant %s", raw, want)
+	}
+}
+
+// TestCatalogFirmware186: at API 1.86+ the components come from Ironic's
+// firmware API, filtered to bios, bmc and nic:* as BMO does; below, with no
+// BMC credentials, there are none.
+func TestCatalogFirmware186(t *testing.T) {
+	f := newFwFakeIronic(t, "active")
+	inv, err := NewCatalog(f.start("1.86")).Firmware(context.Background(), "fw-0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inv.Source != lifecycle.FirmwareSourceIronic || inv.BIOSVersion != "2.1.0" || len(inv.Components) != 3 {
+		t.Fatalf("inventory %+v", inv)
+	}
+	if c := inv.Components[2]; c.ID != "nic:NIC.Integrated.1-1" || c.Version != "22.5" {
+		t.Errorf("nic component %+v", c)
+	}
+	inv, err = NewCatalog(f.start("1.82")).Firmware(context.Background(), "fw-0", nil)
+	if err != nil || inv.Source != lifecycle.FirmwareSourceNone || len(inv.Components) != 0 {
+		t.Errorf("1.82: %+v %v", inv, err)
 	}
 }

@@ -91,6 +91,10 @@ type FirmwareCatalog interface {
 	BIOS(ctx context.Context, idOrName string, redfish *BMCAccess) (*BIOS, error)
 	// Features says which firmware APIs Ironic offers.
 	Features() FirmwareFeatures
+	// Firmware lists a node's firmware components: from Ironic's
+	// firmware API (1.86+) when it lists any, else from the BMC's Redfish
+	// FirmwareInventory when redfish is given, else none.
+	Firmware(ctx context.Context, idOrName string, redfish *BMCAccess) (*FirmwareInventory, error)
 }
 
 // Servicer is implemented by provisioners that can change a provisioned
@@ -351,4 +355,29 @@ func abbreviate(vs []string, n int) string {
 		return strings.Join(vs, ", ")
 	}
 	return strings.Join(vs[:n], ", ") + fmt.Sprintf(", ... (%d more)", len(vs)-n)
+}
+
+// Where a host's firmware components came from (FirmwareInventory.Source).
+const (
+	FirmwareSourceIronic  = "ironic"  // GET /v1/nodes/{id}/firmware (API 1.86+)
+	FirmwareSourceRedfish = "redfish" // the BMC's UpdateService FirmwareInventory
+	FirmwareSourceNone    = "none"
+)
+
+// FirmwareComponent is one firmware component of a host.
+type FirmwareComponent struct {
+	// ID is Ironic's component name ("bios", "bmc") or the Redfish
+	// inventory item's Id.
+	ID         string
+	Name       string
+	Version    string
+	Updateable bool
+}
+
+// FirmwareInventory is BMO's HostFirmwareComponents status: the
+// components with their versions, and the BIOS version.
+type FirmwareInventory struct {
+	Source      string
+	BIOSVersion string
+	Components  []FirmwareComponent
 }

@@ -272,3 +272,44 @@ resource "baremetal_firmware_settings" "fw" {
 		},
 	})
 }
+
+// TestAccFirmwareSettings_provisionedBelow187: on a provisioned host,
+// changing firmware settings needs Ironic's servicing (API 1.87+); the
+// test Ironic (21.4) offers 1.82, so the plan fails saying why and what to
+// do, and nothing is sent. Settings already in place are a no-op there.
+func TestAccFirmwareSettings_provisionedBelow187(t *testing.T) {
+	name := acctest.Name("tfacc-fwsvc")
+	sc := acctest.Ironic(t)
+	deployed := depConfig(name, depImage(depImageA, ""))
+	withSettings := deployed + `
+resource "baremetal_firmware_settings" "test" {
+  host_id  = baremetal_deployment.test.host_id
+  settings = { ProcVirtualization = "Enabled" }
+}
+`
+	var before time.Time
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: deployed,
+				Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			},
+			{
+				PreConfig:   func() { before = provisionUpdatedAt(t, sc, name) },
+				Config:      withSettings,
+				ExpectError: regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87.*Deprovision the host\s+first`),
+			},
+			{ // Nothing was sent: the node is still active, untouched.
+				Config: deployed,
+				Check: func(*terraform.State) error {
+					if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
+						return fmt.Errorf("provision state changed (%v -> %v)", before, after)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -1,0 +1,147 @@
+package datasources
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
+)
+
+// NewFirmware returns the baremetal_firmware data source.
+func NewFirmware() datasource.DataSource { return &firmwareDataSource{} }
+
+// firmwareDataSource is BMO's HostFirmwareComponents status: a host's
+// firmware components and versions.
+type firmwareDataSource struct {
+	clients *lifecycle.Clients
+}
+
+type firmwareDataModel struct {
+	ID          types.String             `tfsdk:"id"`
+	HostID      types.String             `tfsdk:"host_id"`
+	BMC         *bmcLoginModel           `tfsdk:"bmc"`
+	Source      types.String             `tfsdk:"source"`
+	BIOSVersion types.String             `tfsdk:"bios_version"`
+	Components  []firmwareComponentModel `tfsdk:"components"`
+}
+
+type firmwareComponentModel struct {
+	ID         types.String `tfsdk:"id"`
+	Name       types.String `tfsdk:"name"`
+	Version    types.String `tfsdk:"version"`
+	Updateable types.Bool   `tfsdk:"updateable"`
+}
+
+func (d *firmwareDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_firmware"
+}
+
+func (d *firmwareDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		Description: "A host's firmware components and their versions, as Metal3's HostFirmwareComponents status: from " +
+			"Ironic's firmware API (API 1.86+; the bios, bmc and nic components) when it lists any, else from the BMC's " +
+			"Redfish FirmwareInventory when `bmc` is given; plus the BIOS version. `source` says which.",
+		Attributes: map[string]schema.Attribute{
+			"id": computedString("The Ironic node UUID."),
+			"host_id": schema.StringAttribute{
+				Required:    true,
+				Description: "The host: Ironic node UUID or name.",
+				Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"bmc": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "BMC credentials for the Redfish path (Ironic masks the stored password, so it cannot lend it). " +
+					"Used only when Ironic lists no firmware components.",
+				Attributes: map[string]schema.Attribute{
+					"address": schema.StringAttribute{
+						Required:    true,
+						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme for the Redfish path).",
+						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
+							_, err := bmcaddr.Parse(s)
+							return err
+						})},
+					},
+					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
+					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
+					"disable_certificate_verification": schema.BoolAttribute{
+						Optional: true, Description: "Skip TLS verification of the BMC's certificate. Default false.",
+					},
+				},
+			},
+			"source":       computedString("Where the components came from: `ironic` (firmware API), `redfish` (the BMC) or `none`."),
+			"bios_version": computedString("The BIOS version (the `bios` component's, else the system's BiosVersion)."),
+			"components": schema.ListNestedAttribute{
+				Computed:    true,
+				Description: "The firmware components, sorted by id.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"id":         computedString("Ironic's component name (`bios`, `bmc`, `nic:...`) or the Redfish inventory item's Id."),
+					"name":       computedString("The component's name."),
+					"version":    computedString("The version installed now."),
+					"updateable": schema.BoolAttribute{Computed: true, Description: "Whether the component can be updated."},
+				}},
+			},
+		},
+	}
+}
+
+func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m firmwareDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if d.clients == nil || d.clients.Firmware == nil {
+		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware catalog configured")
+		return
+	}
+	var redfish *lifecycle.BMCAccess
+	if b := m.BMC; b != nil {
+		addr, err := bmcaddr.Parse(b.Address.ValueString())
+		if err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
+			return
+		}
+		a := addr.Access(b.Username.ValueString(), b.Password.ValueString(), b.DisableCertificateVerification.ValueBool())
+		redfish = &a
+	}
+	key := m.HostID.ValueString()
+	inv, err := d.clients.Firmware.Firmware(ctx, key, redfish)
+	if err != nil {
+		if errors.Is(err, lifecycle.ErrNotRegistered) {
+			resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found", "no Ironic node has the UUID or name "+key+": "+err.Error())
+			return
+		}
+		resp.Diagnostics.AddError("Reading the firmware of host "+key, err.Error())
+		return
+	}
+	host, err := d.clients.Catalog.Host(ctx, key)
+	if err != nil {
+		resp.Diagnostics.AddError("Reading host "+key, err.Error())
+		return
+	}
+	m.ID = types.StringValue(host.ID)
+	m.Source = types.StringValue(inv.Source)
+	m.BIOSVersion = types.StringValue(inv.BIOSVersion)
+	m.Components = []firmwareComponentModel{}
+	for _, c := range inv.Components {
+		m.Components = append(m.Components, firmwareComponentModel{
+			ID: types.StringValue(c.ID), Name: types.StringValue(c.Name),
+			Version: types.StringValue(c.Version), Updateable: types.BoolValue(c.Updateable),
+		})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}

@@ -1,0 +1,66 @@
+package datasources_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+)
+
+// TestAccFirmware_redfish: Ironic 21.4 (API 1.82) has no firmware API, so
+// with bmc credentials the components come from the simulator's Redfish
+// FirmwareInventory (its BIOS and BMC with the profile's versions), and
+// without them there are none.
+func TestAccFirmware_redfish(t *testing.T) {
+	name := acctest.Name("tfacc-fwinv")
+	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
+	prof := profiles[0]
+	address := "redfish+" + srv.SystemURL("sys-0")
+	config := fmt.Sprintf(`
+resource "baremetal_host" "h" {
+  name = %[1]q
+  bmc = {
+    address  = %[2]q
+    username = "admin"
+    password = "password"
+  }
+`+acctest.SimHostDriver+`
+}
+
+data "baremetal_firmware" "rf" {
+  host_id = baremetal_host.h.id
+  bmc = {
+    address  = %[2]q
+    username = "admin"
+    password = "password"
+  }
+}
+
+data "baremetal_firmware" "ironic" {
+  host_id = baremetal_host.h.name
+}
+`, name, address)
+	const fw = "data.baremetal_firmware.rf"
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(fw, "source", "redfish"),
+				resource.TestCheckResourceAttr(fw, "bios_version", prof.BIOSVersion),
+				resource.TestCheckResourceAttrPair(fw, "id", "baremetal_host.h", "id"),
+				resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
+					"id": "sys-0-BIOS", "name": "System BIOS", "version": prof.BIOSVersion, "updateable": "true",
+				}),
+				resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
+					"id": "sys-0-BMC", "version": prof.BMCVersion,
+				}),
+				resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "source", "none"),
+				resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "components.#", "0"),
+			),
+		}},
+	})
+}

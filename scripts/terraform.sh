@@ -13,9 +13,10 @@ min_minor=8
 version=1.8.5
 bin=$here/.tools/bin
 
-# tf_version BIN: prints "MAJOR.MINOR.PATCH" of a Terraform binary, or nothing.
+# tf_version BIN: prints "MAJOR.MINOR.PATCH" of a Terraform binary, or
+# nothing (from the "Terraform vX.Y.Z" line, wherever warnings put it).
 tf_version() {
-  "$1" version 2>/dev/null | sed -n '1s/^Terraform v\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p'
+  "$1" version 2>/dev/null | sed -n 's/^Terraform v\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\).*/\1/p' | sed -n 1p
 }
 
 # recent BIN: true when BIN is Terraform 1.8 or later.

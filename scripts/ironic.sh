@@ -38,6 +38,11 @@
 #   IRONIC_CONDUCTOR_ADDRS  those addresses, also the conductors' host names
 #                        ("127.0.0.2 127.0.0.3")
 #   IRONIC_FAKE_OPTS     extra [fake] delays, e.g. "power_delay = 1"
+#   IRONIC_KEYSTONE_URL  Keystone's root URL: auth_strategy = keystone
+#                        (keystonemiddleware) instead of noauth, with the
+#                        service user "ironic" of project "service" (Default
+#                        domain) whose password is IRONIC_KEYSTONE_PASSWORD;
+#                        scripts/keystone.sh sets both
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -184,13 +189,35 @@ conductor_addr() {
   echo "${addrs[$(( $1 - 1 ))]}"
 }
 
+# keystone_conf: the [keystone_authtoken] section of IRONIC_KEYSTONE_URL.
+keystone_conf() {
+  [ -n "${IRONIC_KEYSTONE_URL:-}" ] || return 0
+  cat <<CONF
+[keystone_authtoken]
+www_authenticate_uri = $IRONIC_KEYSTONE_URL/v3
+auth_url = $IRONIC_KEYSTONE_URL/v3
+interface = public
+auth_type = password
+username = ironic
+password = ${IRONIC_KEYSTONE_PASSWORD:?IRONIC_KEYSTONE_PASSWORD goes with IRONIC_KEYSTONE_URL}
+user_domain_name = Default
+project_name = service
+project_domain_name = Default
+[oslo_policy]
+# Ironic's legacy rules: the admin role of a project may do all.
+enforce_scope = false
+enforce_new_defaults = false
+CONF
+}
+
 write_conf() {
-  local dir=$1 rpc=none url
+  local dir=$1 rpc=none url auth=noauth
   url=$(db_url "$dir")
+  [ -z "${IRONIC_KEYSTONE_URL:-}" ] || auth=keystone
   [ "$(topology)" = split ] && rpc=json-rpc
   cat >"$dir/ironic.conf" <<CONF
 [DEFAULT]
-auth_strategy = noauth
+auth_strategy = $auth
 rpc_transport = $rpc
 host = localhost
 use_stderr = false
@@ -233,6 +260,7 @@ connection_attempts = 2
 connection_retry_interval = 1
 [fake]
 ${IRONIC_FAKE_OPTS:-}
+$(keystone_conf)
 CONF
   local i addr
   for i in 1 2; do

@@ -19,7 +19,7 @@
 #   RegionThree  baremetal internal only
 # Users: admin (Default domain, keystone-manage bootstrap); ironic (service
 # user of keystonemiddleware); operator in domain "infra", member of project
-# "bm" in "infra" with Ironic's legacy baremetal_admin role, plus an
+# "bm" in "infra" with the admin role (Ironic's legacy rules), plus an
 # application credential of that user and project.
 #
 # Settings (all optional): KEYSTONE_PORT (Keystone; default IRONIC_PORT -
@@ -164,7 +164,10 @@ did = uuid.uuid4().hex
 P.resource_api.create_domain(did, {"id": did, "name": "infra", "enabled": True, "description": ""})
 bm = project("bm", did)
 op = user("operator", did, operator_pw)
-bmadmin = role("baremetal_admin")
+# Ironic's legacy rules let a project's admin do everything (its
+# baremetal_admin role is only honoured in projects named baremetal or demo
+# of the Default domain).
+bmadmin = role("admin")
 P.assignment_api.add_role_to_user_and_project(op["id"], bm["id"], bmadmin["id"])
 acid = uuid.uuid4().hex
 P.application_credential_api.create_application_credential({
@@ -242,7 +245,7 @@ for k, v in [
     ("IRONIC_ENDPOINT", "http://127.0.0.1:$kironic_port"),
     ("IRONIC_LOG", "$(kironic log)"),
     ("ACCESS_LOG", "$dir/access.log"),
-    ("TOKEN_EXPIRATION", "$expiration"),
+    ("TOKEN_EXPIRATION", "$(sed -n 's/^expiration = //p' "$dir/keystone.conf")"),
     ("USERNAME", "operator"), ("PASSWORD", "$operator_password"), ("USER_ID", ids["user_id"]),
     ("DOMAIN_NAME", "infra"), ("DOMAIN_ID", ids["domain_id"]),
     ("PROJECT_NAME", "bm"), ("PROJECT_ID", ids["project_id"]),

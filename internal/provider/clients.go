@@ -24,8 +24,12 @@ type settings struct {
 }
 
 type keystoneSettings struct {
-	Cloud, AuthURL, Username, Password, ProjectName, ProjectID string
-	UserDomainName, ProjectDomainName, Region                  string
+	Cloud, AuthURL, Username, Password                   string
+	UserDomainName, UserDomainID                         string
+	ProjectName, ProjectID                               string
+	ProjectDomainName, ProjectDomainID                   string
+	ApplicationCredentialID, ApplicationCredentialSecret string
+	Region, Interface                                    string
 }
 
 func (s settings) ironicConfig() clients.Config {
@@ -37,9 +41,12 @@ func (s settings) ironicConfig() clients.Config {
 	}
 	if s.Auth == clients.AuthKeystone {
 		k := s.Keystone
-		c.Cloud, c.AuthURL, c.ProjectName, c.ProjectID = k.Cloud, k.AuthURL, k.ProjectName, k.ProjectID
-		c.UserDomainName, c.ProjectDomainName, c.Region = k.UserDomainName, k.ProjectDomainName, k.Region
-		c.Username, c.Password = k.Username, k.Password
+		c.Cloud, c.AuthURL, c.Username, c.Password = k.Cloud, k.AuthURL, k.Username, k.Password
+		c.UserDomainName, c.UserDomainID = k.UserDomainName, k.UserDomainID
+		c.ProjectName, c.ProjectID = k.ProjectName, k.ProjectID
+		c.ProjectDomainName, c.ProjectDomainID = k.ProjectDomainName, k.ProjectDomainID
+		c.ApplicationCredentialID, c.ApplicationCredentialSecret = k.ApplicationCredentialID, k.ApplicationCredentialSecret
+		c.Region, c.Interface = k.Region, k.Interface
 	}
 	return c
 }

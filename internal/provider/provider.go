@@ -36,15 +36,20 @@ type baremetalProvider struct {
 }
 
 type keystoneModel struct {
-	Cloud             types.String `tfsdk:"cloud"`
-	AuthURL           types.String `tfsdk:"auth_url"`
-	Username          types.String `tfsdk:"username"`
-	Password          types.String `tfsdk:"password"`
-	ProjectName       types.String `tfsdk:"project_name"`
-	ProjectID         types.String `tfsdk:"project_id"`
-	UserDomainName    types.String `tfsdk:"user_domain_name"`
-	ProjectDomainName types.String `tfsdk:"project_domain_name"`
-	Region            types.String `tfsdk:"region"`
+	Cloud                       types.String `tfsdk:"cloud"`
+	AuthURL                     types.String `tfsdk:"auth_url"`
+	Username                    types.String `tfsdk:"username"`
+	Password                    types.String `tfsdk:"password"`
+	UserDomainName              types.String `tfsdk:"user_domain_name"`
+	UserDomainID                types.String `tfsdk:"user_domain_id"`
+	ProjectName                 types.String `tfsdk:"project_name"`
+	ProjectID                   types.String `tfsdk:"project_id"`
+	ProjectDomainName           types.String `tfsdk:"project_domain_name"`
+	ProjectDomainID             types.String `tfsdk:"project_domain_id"`
+	ApplicationCredentialID     types.String `tfsdk:"application_credential_id"`
+	ApplicationCredentialSecret types.String `tfsdk:"application_credential_secret"`
+	Region                      types.String `tfsdk:"region"`
+	Interface                   types.String `tfsdk:"interface"`
 }
 
 type providerModel struct {
@@ -79,13 +84,15 @@ func (p *baremetalProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"following the Metal3 Bare Metal Operator's host state machine.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{
-				Optional:    true,
-				Description: "Ironic API endpoint. Defaults to `" + defaultEndpoint + "`." + envDoc("BAREMETAL_ENDPOINT"),
+				Optional: true,
+				Description: "Ironic API endpoint. With `auth = \"keystone\"` it defaults to Ironic's endpoint in the Keystone catalog " +
+					"(service type `baremetal`, see `keystone.region` and `keystone.interface`), and setting it overrides the catalog; " +
+					"otherwise it defaults to `" + defaultEndpoint + "`." + envDoc("BAREMETAL_ENDPOINT"),
 			},
 			"auth": schema.StringAttribute{
 				Optional: true,
 				Description: "How to authenticate to Ironic: `noauth` (default), `http_basic` (`username` and `password`) " +
-					"or `keystone` (the `keystone` block, or the `OS_*` variables and clouds.yaml that OpenStack clients read)." + envDoc("BAREMETAL_AUTH"),
+					"or `keystone` (the `keystone` attribute, and the `OS_*` variables and clouds.yaml that OpenStack clients read)." + envDoc("BAREMETAL_AUTH"),
 				Validators: []validator.String{stringvalidator.OneOf("noauth", "http_basic", "keystone")},
 			},
 			"username": schema.StringAttribute{
@@ -98,23 +105,35 @@ func (p *baremetalProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Description: "Password for `http_basic` authentication." + envDoc("BAREMETAL_PASSWORD"),
 			},
 			"keystone": schema.SingleNestedAttribute{
-				Optional:    true,
-				Description: "Keystone authentication, used when `auth` is `keystone`. Either a `cloud` from clouds.yaml, or explicit credentials. Unset fields fall back to the `OS_*` environment variables.",
+				Optional: true,
+				Description: "Keystone settings, used when `auth` is `keystone`; an attribute: `keystone = { ... }`. " +
+					"Each unset field falls back to its `OS_*` environment variable, as the OpenStack CLI reads them (a sourced openrc works as it is). " +
+					"With `cloud` (or `OS_CLOUD`), the cloud of clouds.yaml is used and the fields that are set override it.",
 				Attributes: map[string]schema.Attribute{
-					"cloud":               schema.StringAttribute{Optional: true, Description: "Name of a cloud in clouds.yaml (`OS_CLOUD`)."},
+					"cloud": schema.StringAttribute{Optional: true, Description: "Name of a cloud in clouds.yaml (`OS_CLOUD`), " +
+						"read from `OS_CLIENT_CONFIG_FILE`, else `./clouds.yaml`, `~/.config/openstack/clouds.yaml`, `/etc/openstack/clouds.yaml` (with secure.yaml beside it)."},
 					"auth_url":            schema.StringAttribute{Optional: true, Description: "Keystone URL (`OS_AUTH_URL`)."},
 					"username":            schema.StringAttribute{Optional: true, Description: "Keystone user name (`OS_USERNAME`)."},
 					"password":            schema.StringAttribute{Optional: true, Sensitive: true, Description: "Keystone password (`OS_PASSWORD`)."},
-					"project_name":        schema.StringAttribute{Optional: true, Description: "Project name (`OS_PROJECT_NAME`)."},
-					"project_id":          schema.StringAttribute{Optional: true, Description: "Project id (`OS_PROJECT_ID`)."},
-					"user_domain_name":    schema.StringAttribute{Optional: true, Description: "User's domain (`OS_USER_DOMAIN_NAME`)."},
-					"project_domain_name": schema.StringAttribute{Optional: true, Description: "Project's domain (`OS_PROJECT_DOMAIN_NAME`)."},
-					"region":              schema.StringAttribute{Optional: true, Description: "Region of the bare-metal endpoint (`OS_REGION_NAME`)."},
+					"user_domain_name":    schema.StringAttribute{Optional: true, Description: "Domain of the user, by name (`OS_USER_DOMAIN_NAME`). Default: the `default` domain."},
+					"user_domain_id":      schema.StringAttribute{Optional: true, Description: "Domain of the user, by id (`OS_USER_DOMAIN_ID`)."},
+					"project_name":        schema.StringAttribute{Optional: true, Description: "Project to scope the token to, by name (`OS_PROJECT_NAME`, or `OS_TENANT_NAME`)."},
+					"project_id":          schema.StringAttribute{Optional: true, Description: "Project to scope the token to, by id (`OS_PROJECT_ID`, or `OS_TENANT_ID`)."},
+					"project_domain_name": schema.StringAttribute{Optional: true, Description: "Domain of the project, by name (`OS_PROJECT_DOMAIN_NAME`). Default: the user's domain."},
+					"project_domain_id":   schema.StringAttribute{Optional: true, Description: "Domain of the project, by id (`OS_PROJECT_DOMAIN_ID`)."},
+					"application_credential_id": schema.StringAttribute{Optional: true, Description: "Application credential id (`OS_APPLICATION_CREDENTIAL_ID`), " +
+						"used instead of a user and password; the credential carries its project."},
+					"application_credential_secret": schema.StringAttribute{Optional: true, Sensitive: true, Description: "Application credential secret (`OS_APPLICATION_CREDENTIAL_SECRET`)."},
+					"region":                        schema.StringAttribute{Optional: true, Description: "Region of Ironic's endpoint in the catalog (`OS_REGION_NAME`). Default: any region."},
+					"interface": schema.StringAttribute{Optional: true, Description: "Interface of Ironic's endpoint in the catalog: `public`, `internal` or `admin` " +
+						"(`OS_INTERFACE`, or `OS_ENDPOINT_TYPE`). Default: `public`, else `internal`.",
+						Validators: []validator.String{stringvalidator.OneOf("public", "internal", "admin", "publicURL", "internalURL", "adminURL")}},
 				},
 			},
 			"ca_cert_file": schema.StringAttribute{
-				Optional:    true,
-				Description: "Path to a PEM file of CA certificates that sign Ironic's certificate." + envDoc("BAREMETAL_CACERT_FILE"),
+				Optional: true,
+				Description: "Path to a PEM file of CA certificates that sign Ironic's certificate (and Keystone's, with keystone auth)." + envDoc("BAREMETAL_CACERT_FILE") +
+					" With keystone auth, `OS_CACERT` is read when neither is set.",
 			},
 			"ca_cert_pem": schema.StringAttribute{
 				Optional:    true,
@@ -122,11 +141,11 @@ func (p *baremetalProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			},
 			"client_cert_file": schema.StringAttribute{
 				Optional:    true,
-				Description: "Path to a PEM client certificate for mutual TLS." + envDoc("BAREMETAL_CLIENT_CERT_FILE"),
+				Description: "Path to a PEM client certificate for mutual TLS." + envDoc("BAREMETAL_CLIENT_CERT_FILE") + " With keystone auth, `OS_CERT` is read when neither is set.",
 			},
 			"client_key_file": schema.StringAttribute{
 				Optional:    true,
-				Description: "Path to the PEM key of `client_cert_file`." + envDoc("BAREMETAL_CLIENT_KEY_FILE"),
+				Description: "Path to the PEM key of `client_cert_file`." + envDoc("BAREMETAL_CLIENT_KEY_FILE") + " With keystone auth, `OS_KEY` is read when neither is set.",
 			},
 			"insecure": schema.BoolAttribute{
 				Optional:    true,
@@ -209,15 +228,14 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 		Microversion:   str(m.Microversion, "BAREMETAL_MICROVERSION", ""),
 		MaxConcurrent:  20,
 	}
-	if k := m.Keystone; k != nil {
-		s.Keystone = keystoneSettings{
-			Cloud: k.Cloud.ValueString(), AuthURL: k.AuthURL.ValueString(), Username: k.Username.ValueString(),
-			Password: k.Password.ValueString(), ProjectName: k.ProjectName.ValueString(), ProjectID: k.ProjectID.ValueString(),
-			UserDomainName: k.UserDomainName.ValueString(), ProjectDomainName: k.ProjectDomainName.ValueString(), Region: k.Region.ValueString(),
+	s.Keystone = m.Keystone.settings()
+	if s.Auth == "keystone" {
+		// The endpoint comes from the catalog unless it is set.
+		s.Endpoint = str(m.Endpoint, "BAREMETAL_ENDPOINT", "")
+		s.CACertFile = str(m.CACertFile, "BAREMETAL_CACERT_FILE", os.Getenv("OS_CACERT"))
+		if s.ClientCertFile == "" && s.ClientKeyFile == "" {
+			s.ClientCertFile, s.ClientKeyFile = os.Getenv("OS_CERT"), os.Getenv("OS_KEY")
 		}
-	}
-	if s.Keystone.Cloud == "" {
-		s.Keystone.Cloud = os.Getenv("OS_CLOUD")
 	}
 	switch {
 	case !m.Insecure.IsNull():
@@ -262,6 +280,30 @@ func (m providerModel) settings() (settings, diag.Diagnostics) {
 		diags.AddAttributeError(path.Root("auth"), "Incomplete http_basic authentication", "auth = \"http_basic\" needs username and password (or BAREMETAL_USERNAME and BAREMETAL_PASSWORD).")
 	}
 	return s, diags
+}
+
+// settings resolves the keystone attribute: each field from the
+// attribute, else from the OS_* variable the OpenStack CLI reads for it.
+func (k *keystoneModel) settings() keystoneSettings {
+	if k == nil {
+		k = &keystoneModel{}
+	}
+	return keystoneSettings{
+		Cloud:                       str(k.Cloud, "OS_CLOUD", ""),
+		AuthURL:                     str(k.AuthURL, "OS_AUTH_URL", ""),
+		Username:                    str(k.Username, "OS_USERNAME", ""),
+		Password:                    str(k.Password, "OS_PASSWORD", ""),
+		UserDomainName:              str(k.UserDomainName, "OS_USER_DOMAIN_NAME", ""),
+		UserDomainID:                str(k.UserDomainID, "OS_USER_DOMAIN_ID", ""),
+		ProjectName:                 str(k.ProjectName, "OS_PROJECT_NAME", os.Getenv("OS_TENANT_NAME")),
+		ProjectID:                   str(k.ProjectID, "OS_PROJECT_ID", os.Getenv("OS_TENANT_ID")),
+		ProjectDomainName:           str(k.ProjectDomainName, "OS_PROJECT_DOMAIN_NAME", ""),
+		ProjectDomainID:             str(k.ProjectDomainID, "OS_PROJECT_DOMAIN_ID", ""),
+		ApplicationCredentialID:     str(k.ApplicationCredentialID, "OS_APPLICATION_CREDENTIAL_ID", ""),
+		ApplicationCredentialSecret: str(k.ApplicationCredentialSecret, "OS_APPLICATION_CREDENTIAL_SECRET", ""),
+		Region:                      str(k.Region, "OS_REGION_NAME", ""),
+		Interface:                   str(k.Interface, "OS_INTERFACE", os.Getenv("OS_ENDPOINT_TYPE")),
+	}
 }
 
 func (p *baremetalProvider) Resources(context.Context) []func() resource.Resource {

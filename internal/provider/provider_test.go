@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -66,6 +67,63 @@ func TestSettingsFromEnvironment(t *testing.T) {
 	s, _ = m.settings()
 	if s.Endpoint != "http://10.0.0.1:6385" || s.Insecure || s.MaxConcurrent != 3 {
 		t.Errorf("configuration should win: %+v", s)
+	}
+}
+
+// clearOSEnv unsets every OS_* and BAREMETAL_* variable for the test.
+func clearOSEnv(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "OS_") || strings.HasPrefix(k, "BAREMETAL_") {
+			t.Setenv(k, "")
+		}
+	}
+}
+
+// A standard openrc, read as the OpenStack CLI reads it; with keystone the
+// endpoint stays empty (the catalog's) unless set.
+func TestSettingsKeystoneOpenrc(t *testing.T) {
+	clearOSEnv(t)
+	for k, v := range map[string]string{
+		"BAREMETAL_AUTH": "keystone", "OS_AUTH_URL": "https://keystone.example.com:5000/v3", "OS_USERNAME": "operator",
+		"OS_PASSWORD": "pw", "OS_PROJECT_NAME": "bm", "OS_USER_DOMAIN_NAME": "infra", "OS_PROJECT_DOMAIN_ID": "d42",
+		"OS_REGION_NAME": "RegionTwo", "OS_ENDPOINT_TYPE": "internalURL", "OS_CACERT": "/etc/ssl/openstack.pem",
+		"OS_APPLICATION_CREDENTIAL_ID": "ac1", "OS_APPLICATION_CREDENTIAL_SECRET": "acs", "OS_USER_DOMAIN_ID": "d41",
+	} {
+		t.Setenv(k, v)
+	}
+	s, diags := nullModel().settings()
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	want := keystoneSettings{
+		AuthURL: "https://keystone.example.com:5000/v3", Username: "operator", Password: "pw", UserDomainName: "infra", UserDomainID: "d41",
+		ProjectName: "bm", ProjectDomainID: "d42", ApplicationCredentialID: "ac1", ApplicationCredentialSecret: "acs",
+		Region: "RegionTwo", Interface: "internalURL",
+	}
+	if s.Keystone != want || s.Endpoint != "" || s.CACertFile != "/etc/ssl/openstack.pem" {
+		t.Errorf("openrc: %+v", s)
+	}
+	c := s.ironicConfig()
+	if c.Endpoint != "" || c.AuthURL != want.AuthURL || c.ProjectDomainID != "d42" || c.Interface != "internalURL" || c.ApplicationCredentialSecret != "acs" {
+		t.Errorf("ironic config: %+v", c)
+	}
+
+	// The attribute wins over OS_*; an explicit endpoint over the catalog.
+	t.Setenv("BAREMETAL_ENDPOINT", "https://ironic.example.com:6385")
+	t.Setenv("OS_TENANT_NAME", "legacy")
+	t.Setenv("OS_PROJECT_NAME", "")
+	m := nullModel()
+	m.Keystone = &keystoneModel{Region: types.StringValue("RegionOne"), Interface: types.StringNull(), Cloud: types.StringNull()}
+	s, _ = m.settings()
+	if s.Endpoint != "https://ironic.example.com:6385" || s.Keystone.Region != "RegionOne" || s.Keystone.ProjectName != "legacy" {
+		t.Errorf("attribute over environment: %+v", s)
+	}
+
+	// noauth and http_basic keep the default endpoint.
+	t.Setenv("BAREMETAL_ENDPOINT", "")
+	t.Setenv("BAREMETAL_AUTH", "noauth")
+	if s, _ = nullModel().settings(); s.Endpoint != defaultEndpoint {
+		t.Errorf("noauth endpoint %q", s.Endpoint)
 	}
 }
 

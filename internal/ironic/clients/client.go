@@ -1,8 +1,7 @@
 package clients
 
 import (
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
-
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -10,19 +9,20 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/httpbasic"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
 	"github.com/gophercloud/gophercloud/v2/openstack/config"
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/gophercloud/v2/openstack/utils"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
 )
 
 // DefaultEndpoint is the Ironic API used when Config.Endpoint is empty (and
@@ -83,17 +83,29 @@ type Config struct {
 
 	// Keystone: Cloud names an entry of clouds.yaml (found in the standard
 	// places, or in CloudsFile). Without Cloud, the explicit fields below
-	// are used; with Cloud, those that are set override clouds.yaml.
+	// are used; with Cloud, those that are set override clouds.yaml. The
+	// provider fills unset fields from the OS_* variables, as the
+	// OpenStack CLI does; Connect reads no OS_* variable itself except
+	// those gophercloud's clouds.yaml parser reads (OS_CLOUD,
+	// OS_CLIENT_CONFIG_FILE, OS_REGION_NAME, OS_INTERFACE) when Cloud is
+	// set.
 	Cloud             string
 	CloudsFile        string
 	AuthURL           string
+	UserDomainName    string
+	UserDomainID      string
 	ProjectName       string
 	ProjectID         string
-	UserDomainName    string
 	ProjectDomainName string
-	Region            string
-	// Interface is the catalog endpoint interface: public (default),
-	// internal or admin.
+	ProjectDomainID   string
+	// ApplicationCredentialID and ApplicationCredentialSecret authenticate
+	// instead of a user and password (the credential carries its project).
+	ApplicationCredentialID     string
+	ApplicationCredentialSecret string
+	// Region and Interface select Ironic's endpoint (service type
+	// baremetal) in the catalog. Interface is public, internal or admin;
+	// empty means public, else internal.
+	Region    string
 	Interface string
 
 	// TLS. CACertFile/CACertPEM replace the system roots when set.
@@ -418,57 +430,42 @@ func apiRoot(sc *gophercloud.ServiceClient) string {
 
 // keystoneBuilder takes the keystone settings (clouds.yaml when cfg.Cloud
 // is set, overridden by the explicit fields that are set; else the explicit
-// fields; else gophercloud's OS_* environment variables) and returns a
-// function that authenticates with config.NewProviderClient and finds
-// Ironic in the catalog (or at root when set).
+// fields) and returns a function that authenticates with
+// config.NewProviderClient and finds Ironic in the catalog (or at root when
+// set). Tokens are renewed when Ironic refuses an expired one.
 func keystoneBuilder(ctx context.Context, cfg Config, root string) (func(context.Context) (*gophercloud.ServiceClient, error), error) {
 	var ao gophercloud.AuthOptions
-	eo := gophercloud.EndpointOpts{Region: cfg.Region, Availability: availability(cfg.Interface)}
+	region, iface := cfg.Region, cfg.Interface
 	var cloudTLS *tls.Config
 
-	switch {
-	case cfg.Cloud != "":
+	if cfg.Cloud != "" {
+		var eo gophercloud.EndpointOpts
 		var err error
 		if ao, eo, cloudTLS, err = cloudAuthOptions(cfg); err != nil {
 			return nil, err
+		}
+		if region == "" {
+			region = eo.Region
+		}
+		if iface == "" && eo.Availability != gophercloud.AvailabilityPublic {
+			// gophercloud's parser reports an unset interface as public,
+			// so only internal and admin are taken from clouds.yaml;
+			// public is the default, tried before internal.
+			iface = string(eo.Availability)
 		}
 		if cloudTLS != nil && cloudTLS.InsecureSkipVerify && !cfg.Insecure {
 			tflog.Warn(ctx, "TLS certificate verification of keystone and the Ironic API is disabled (verify: false in clouds.yaml)",
 				map[string]any{"cloud": cfg.Cloud})
 		}
-	case cfg.AuthURL == "" && cfg.Username == "" && cfg.Password == "":
-		// Everything from the OS_* environment variables, like the
-		// OpenStack CLI.
-		envAO, err := openstack.AuthOptionsFromEnv()
-		if err != nil {
-			return nil, cfgErr("keystone auth needs auth_url, username and password (or the OS_* environment variables, or a cloud of clouds.yaml): %v", err)
+	} else {
+		var err error
+		if ao, err = explicitAuthOptions(cfg); err != nil {
+			return nil, err
 		}
-		ao = envAO
-		if cfg.ProjectID != "" {
-			ao.TenantID, ao.TenantName = cfg.ProjectID, ""
-		} else if cfg.ProjectName != "" {
-			ao.TenantID, ao.TenantName = "", cfg.ProjectName
-		}
-		if eo.Region == "" {
-			eo.Region = os.Getenv("OS_REGION_NAME")
-		}
-		if cfg.Interface == "" {
-			eo.Availability = availability(os.Getenv("OS_INTERFACE"))
-		}
-	default:
-		if cfg.AuthURL == "" {
-			return nil, cfgErr("keystone auth needs an auth_url")
-		}
-		if cfg.Username == "" || cfg.Password == "" {
-			return nil, cfgErr("keystone auth needs a username and a password")
-		}
-		ao = gophercloud.AuthOptions{
-			IdentityEndpoint: cfg.AuthURL,
-			Username:         cfg.Username,
-			Password:         cfg.Password,
-			DomainName:       cfg.UserDomainName,
-		}
-		applyProjectScope(&ao, cfg)
+	}
+	ifaces, err := catalogInterfaces(iface)
+	if err != nil {
+		return nil, err
 	}
 	// Long applies outlive tokens: let gophercloud authenticate again.
 	ao.AllowReauth = ao.Password != "" || ao.ApplicationCredentialSecret != ""
@@ -494,23 +491,55 @@ func keystoneBuilder(ctx context.Context, cfg Config, root string) (func(context
 			// this skips gophercloud's version discovery, which runs
 			// without our context (no cancellation, no logging); the probe
 			// of Connect reads the versions instead.
-			leo := eo
-			leo.ApplyDefaults("baremetal")
-			leo.Version = 0
-			u, err := pc.EndpointLocator(leo)
+			u, found, err := catalogEndpoint(pc, region, ifaces)
 			if err != nil {
-				return nil, fmt.Errorf("finding Ironic (baremetal) in the keystone catalog: %w", err)
+				return nil, err
 			}
 			if ep, err = normalizeEndpoint(u); err != nil {
 				return nil, fmt.Errorf("the keystone catalog's Ironic endpoint: %w", err)
 			}
+			tflog.Info(ctx, "Ironic endpoint from the keystone catalog", map[string]any{
+				"endpoint": redact(ep), "region": found.Region, "interface": found.Interface,
+			})
 		}
 		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep + "v1/", Type: "baremetal"}, nil
 	}, nil
 }
 
+// explicitAuthOptions builds the keystone credentials from the fields of
+// cfg: an application credential, or a user (by name in a domain, by name
+// or id) and password scoped to a project (by id, or by name in a domain
+// that defaults to the user's).
+func explicitAuthOptions(cfg Config) (gophercloud.AuthOptions, error) {
+	if cfg.AuthURL == "" {
+		return gophercloud.AuthOptions{}, cfgErr("keystone auth needs an auth_url (OS_AUTH_URL), or a cloud of clouds.yaml (OS_CLOUD)")
+	}
+	ao := gophercloud.AuthOptions{IdentityEndpoint: cfg.AuthURL}
+	if cfg.ApplicationCredentialID != "" || cfg.ApplicationCredentialSecret != "" {
+		if cfg.ApplicationCredentialID == "" || cfg.ApplicationCredentialSecret == "" {
+			return ao, cfgErr("keystone application credentials need both application_credential_id and application_credential_secret (OS_APPLICATION_CREDENTIAL_ID, OS_APPLICATION_CREDENTIAL_SECRET)")
+		}
+		ao.ApplicationCredentialID, ao.ApplicationCredentialSecret = cfg.ApplicationCredentialID, cfg.ApplicationCredentialSecret
+		return ao, nil
+	}
+	if cfg.Username == "" || cfg.Password == "" {
+		return ao, cfgErr("keystone auth needs a username and a password (OS_USERNAME, OS_PASSWORD), or an application credential")
+	}
+	ao.Username, ao.Password = cfg.Username, cfg.Password
+	ao.DomainName, ao.DomainID = cfg.UserDomainName, cfg.UserDomainID
+	if ao.DomainID != "" {
+		ao.DomainName = ""
+	}
+	if ao.DomainName == "" && ao.DomainID == "" {
+		// Keystone needs a domain to find a user by name.
+		ao.DomainID = "default"
+	}
+	applyProjectScope(&ao, cfg)
+	return ao, nil
+}
+
 // applyProjectScope scopes ao to the project of cfg when one is set. The
-// project domain defaults to the user domain of cfg, else to ao's.
+// project domain defaults to the one clouds.yaml names, else to the user's.
 func applyProjectScope(ao *gophercloud.AuthOptions, cfg Config) {
 	switch {
 	case cfg.ProjectID != "":
@@ -519,19 +548,21 @@ func applyProjectScope(ao *gophercloud.AuthOptions, cfg Config) {
 	case cfg.ProjectName != "":
 		sc := &gophercloud.AuthScope{ProjectName: cfg.ProjectName}
 		switch {
+		case cfg.ProjectDomainID != "":
+			sc.DomainID = cfg.ProjectDomainID
 		case cfg.ProjectDomainName != "":
 			sc.DomainName = cfg.ProjectDomainName
 		case ao.Scope != nil && ao.Scope.ProjectName != "" && (ao.Scope.DomainName != "" || ao.Scope.DomainID != ""):
 			// Keep the project domain clouds.yaml names.
 			sc.DomainName, sc.DomainID = ao.Scope.DomainName, ao.Scope.DomainID
-		case cfg.UserDomainName != "":
-			sc.DomainName = cfg.UserDomainName
 		default:
 			sc.DomainName, sc.DomainID = ao.DomainName, ao.DomainID
 		}
 		ao.Scope = sc
 		ao.TenantID, ao.TenantName = "", cfg.ProjectName
-	case cfg.ProjectDomainName != "" && ao.Scope != nil && ao.Scope.ProjectName != "":
+	case ao.Scope != nil && ao.Scope.ProjectName != "" && cfg.ProjectDomainID != "":
+		ao.Scope.DomainName, ao.Scope.DomainID = "", cfg.ProjectDomainID
+	case ao.Scope != nil && ao.Scope.ProjectName != "" && cfg.ProjectDomainName != "":
 		ao.Scope.DomainName, ao.Scope.DomainID = cfg.ProjectDomainName, ""
 	}
 }
@@ -558,6 +589,12 @@ func cloudAuthOptions(cfg Config) (gophercloud.AuthOptions, gophercloud.Endpoint
 	if cfg.Region != "" {
 		opts = append(opts, clouds.WithRegion(cfg.Region))
 	}
+	if cfg.ApplicationCredentialID != "" {
+		opts = append(opts, clouds.WithApplicationCredentialID(cfg.ApplicationCredentialID))
+	}
+	if cfg.ApplicationCredentialSecret != "" {
+		opts = append(opts, clouds.WithApplicationCredentialSecret(cfg.ApplicationCredentialSecret))
+	}
 	// Certificate files set in cfg replace those of clouds.yaml, which are
 	// then not read (PEM contents replace them after parsing).
 	if cfg.CACertFile != "" {
@@ -583,17 +620,25 @@ func cloudAuthOptions(cfg Config) (gophercloud.AuthOptions, gophercloud.Endpoint
 		// The explicit user replaces the clouds.yaml one.
 		ao.UserID = ""
 	}
-	if cfg.UserDomainName != "" {
+	switch {
+	case cfg.UserDomainID != "":
+		ao.DomainName, ao.DomainID = "", cfg.UserDomainID
+	case cfg.UserDomainName != "":
 		ao.DomainName, ao.DomainID = cfg.UserDomainName, ""
 	}
-	applyProjectScope(&ao, cfg)
+	if ao.ApplicationCredentialID != "" || ao.ApplicationCredentialName != "" {
+		// An application credential carries its project: no scope.
+		ao.Scope, ao.TenantID, ao.TenantName = nil, "", ""
+		if ao.ApplicationCredentialID != "" {
+			ao.Username, ao.UserID, ao.Password = "", "", ""
+		}
+	} else {
+		applyProjectScope(&ao, cfg)
+	}
 	if sc := ao.Scope; sc != nil && sc.ProjectName != "" && sc.DomainName == "" && sc.DomainID == "" {
 		// No project domain anywhere: the user's, as with the explicit
 		// fields.
 		sc.DomainName, sc.DomainID = ao.DomainName, ao.DomainID
-	}
-	if cfg.Interface != "" {
-		eo.Availability = availability(cfg.Interface)
 	}
 
 	if ao.IdentityEndpoint == "" {
@@ -621,14 +666,61 @@ func mergeCloudTLS(tc, cloud *tls.Config) {
 	tc.InsecureSkipVerify = tc.InsecureSkipVerify || cloud.InsecureSkipVerify
 }
 
-func availability(iface string) gophercloud.Availability {
-	switch strings.TrimSuffix(strings.ToLower(iface), "url") {
-	case "internal":
-		return gophercloud.AvailabilityInternal
-	case "admin":
-		return gophercloud.AvailabilityAdmin
+// catalogInterfaces is the list of catalog interfaces to try for Ironic:
+// the configured one, else public then internal.
+func catalogInterfaces(iface string) ([]string, error) {
+	switch i := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(iface)), "url"); i {
+	case "":
+		return []string{"public", "internal"}, nil
+	case "public", "internal", "admin":
+		return []string{i}, nil
 	}
-	return gophercloud.AvailabilityPublic
+	return nil, cfgErr("invalid keystone interface %q: want public, internal or admin", iface)
+}
+
+// catalogEndpoint finds Ironic (service type baremetal) in the catalog of
+// the token: the first endpoint of the first interface in ifaces that has
+// one in region (any region when empty). When there is none, the error
+// names the region and interfaces looked for and lists what the catalog
+// has.
+func catalogEndpoint(pc *gophercloud.ProviderClient, region string, ifaces []string) (string, tokens.Endpoint, error) {
+	res, ok := pc.GetAuthResult().(interface {
+		ExtractServiceCatalog() (*tokens.ServiceCatalog, error)
+	})
+	if !ok {
+		return "", tokens.Endpoint{}, errors.New("the keystone token carries no service catalog (Identity API v3 needed)")
+	}
+	catalog, err := res.ExtractServiceCatalog()
+	if err != nil {
+		return "", tokens.Endpoint{}, fmt.Errorf("reading the keystone catalog: %w", err)
+	}
+	var have []string
+	for _, iface := range ifaces {
+		for _, entry := range catalog.Entries {
+			if entry.Type != "baremetal" {
+				continue
+			}
+			for _, ep := range entry.Endpoints {
+				if iface == ifaces[0] {
+					have = append(have, fmt.Sprintf("%s %s", cmp.Or(ep.RegionID, ep.Region, "(no region)"), ep.Interface))
+				}
+				if ep.Interface == iface && (region == "" || ep.Region == region || ep.RegionID == region) {
+					return ep.URL, ep, nil
+				}
+			}
+		}
+	}
+	where := "any region"
+	if region != "" {
+		where = fmt.Sprintf("region %q", region)
+	}
+	msg := fmt.Sprintf("the keystone catalog has no Ironic (service type baremetal) endpoint in %s with interface %s", where, strings.Join(ifaces, " or "))
+	if len(have) == 0 {
+		msg += "; it lists no baremetal service at all"
+	} else {
+		msg += "; its baremetal endpoints are: " + strings.Join(have, ", ") + " (set keystone region and interface, or endpoint)"
+	}
+	return "", tokens.Endpoint{}, errors.New(msg)
 }
 
 // rootDocument is GET /v1/.

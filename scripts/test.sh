@@ -57,8 +57,18 @@ fi
 
 tf=$(scripts/terraform.sh)
 scripts/lint.sh
+# The Keystone tests' rig (a Keystone with short-lived tokens and an Ironic
+# behind it, see scripts/keystone.sh) starts beside the main Ironic.
+scripts/ironic.sh install
+scripts/keystone.sh install
+trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/keystone.sh stop; KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
+KEYSTONE_TOKEN_EXPIRATION=${KEYSTONE_TOKEN_EXPIRATION:-20} scripts/keystone.sh start &
+keystone_rig=$!
 scripts/ironic.sh start
-trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
+wait "$keystone_rig"
+set -a
+eval "$(scripts/keystone.sh env)"
+set +a
 export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_ENDPOINT=http://127.0.0.1:${IRONIC_PORT:-6385}
 unset TF_ACC_TERRAFORM_VERSION
 
@@ -68,5 +78,5 @@ if [ "$mode" = acc ]; then
 else
   run_tests ./... || rc=$?
 fi
-echo "ironic requests served: $(scripts/ironic.sh requests)"
+echo "ironic requests served: $(scripts/ironic.sh requests) (keystone-auth Ironic: $(scripts/keystone.sh requests))"
 exit "$rc"

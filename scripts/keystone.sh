@@ -22,20 +22,31 @@
 # "bm" in "infra" with the admin role (Ironic's legacy rules), plus an
 # application credential of that user and project.
 #
-# Settings (all optional): KEYSTONE_PORT (Keystone; default IRONIC_PORT -
-# 1385, i.e. 5000 next to the default Ironic), KEYSTONE_IRONIC_PORT (the
-# keystone-auth Ironic; default IRONIC_PORT + 1000), KEYSTONE_TOKEN_EXPIRATION
-# (seconds a token lives; default 3600, the tests use a short one),
-# IRONIC_RUN_DIR (pid/dir files; .tools/run under the project).
+# Settings (all optional): KEYSTONE_PORT (Keystone) and KEYSTONE_IRONIC_PORT
+# (the keystone-auth Ironic), by default free ports picked at start (several
+# rigs run side by side on one machine); KEYSTONE_TOKEN_EXPIRATION (seconds a
+# token lives; default 3600, make test uses a short one); IRONIC_RUN_DIR
+# (pid/dir/port files; .tools/run under the project).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-ironic_port=${IRONIC_PORT:-6385}
-port=${KEYSTONE_PORT:-$((ironic_port - 1385))}
-kironic_port=${KEYSTONE_IRONIC_PORT:-$((ironic_port + 1000))}
 expiration=${KEYSTONE_TOKEN_EXPIRATION:-3600}
 run=${IRONIC_RUN_DIR:-$here/.tools/run}
 mkdir -p "$run"
+
+free_port() {
+  /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# The ports: as set, else those of the running rig, else free ones (start).
+read -r port kironic_port 2>/dev/null <"$run/keystone.ports" || true
+port=${KEYSTONE_PORT:-${port:-}}
+kironic_port=${KEYSTONE_IRONIC_PORT:-${kironic_port:-}}
+if [ "${1:-}" = start ]; then
+  [ -n "$port" ] || port=$(free_port)
+  [ -n "$kironic_port" ] || kironic_port=$(free_port)
+  echo "$port $kironic_port" >"$run/keystone.ports"
+fi
 
 # Rig-only credentials (loopback, thrown away with the temp dir).
 admin_password=rig-admin-pw
@@ -233,6 +244,7 @@ stop() {
     [ -n "${KEEP_IRONIC_LOGS:-}" ] || rm -rf "$(cat "$run/keystone.dir")"
     rm -f "$run/keystone.dir"
   fi
+  rm -f "$run/keystone.ports"
 }
 
 env_() {

@@ -410,3 +410,83 @@ func claimContains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Contradiction reports a selector no host can match: for one label key,
+// match labels and match expressions that cannot all hold (a key required
+// and forbidden, or no value left that every clause accepts). It names the
+// key and the clauses; nil when the selector can match some host.
+func (s Selector) Contradiction() error {
+	type keyRule struct {
+		clauses   []string
+		mustExist bool
+		mustNot   bool
+		allowed   map[string]bool // nil: any value
+		forbidden map[string]bool
+	}
+	rules := map[string]*keyRule{}
+	var keys []string
+	rule := func(k string) *keyRule {
+		if rules[k] == nil {
+			rules[k] = &keyRule{forbidden: map[string]bool{}}
+			keys = append(keys, k)
+		}
+		return rules[k]
+	}
+	restrict := func(r *keyRule, values []string) {
+		next := map[string]bool{}
+		for _, v := range values {
+			if r.allowed == nil || r.allowed[v] {
+				next[v] = true
+			}
+		}
+		r.allowed = next
+		r.mustExist = true
+	}
+	mk := make([]string, 0, len(s.MatchLabels))
+	for k := range s.MatchLabels {
+		mk = append(mk, k)
+	}
+	sort.Strings(mk)
+	for _, k := range mk {
+		r := rule(k)
+		r.clauses = append(r.clauses, fmt.Sprintf("match_labels %s = %q", k, s.MatchLabels[k]))
+		restrict(r, []string{s.MatchLabels[k]})
+	}
+	for i, e := range s.MatchExpressions {
+		r := rule(e.Key)
+		clause := fmt.Sprintf("match_expressions[%d] %s %s", i, e.Key, e.Operator)
+		if len(e.Values) > 0 {
+			clause += fmt.Sprintf(" %q", e.Values)
+		}
+		r.clauses = append(r.clauses, clause)
+		switch e.Operator {
+		case OpIn:
+			restrict(r, e.Values)
+		case OpNotIn:
+			for _, v := range e.Values {
+				r.forbidden[v] = true
+			}
+		case OpExists:
+			r.mustExist = true
+		case OpDoesNotExist:
+			r.mustNot = true
+		}
+	}
+	for _, k := range keys {
+		r := rules[k]
+		impossible := r.mustExist && r.mustNot
+		if r.allowed != nil && !impossible {
+			left := 0
+			for v := range r.allowed {
+				if !r.forbidden[v] {
+					left++
+				}
+			}
+			impossible = left == 0
+		}
+		if impossible {
+			return fmt.Errorf("label %q: %s contradict each other, so no host can match", k, strings.Join(r.clauses, " and "))
+		}
+	}
+	return nil
+}

@@ -172,9 +172,12 @@ var (
 
 // renderer carries the state of one Render call.
 type renderer struct {
-	nics  []lifecycle.NIC
-	errs  []error
-	kinds map[string]string // link id -> "ethernet", "bond" or "vlan"
+	nics []lifecycle.NIC
+	// anyNIC accepts every FromHostInterface name (Check: the host's NICs
+	// are not known yet).
+	anyNIC bool
+	errs   []error
+	kinds  map[string]string // link id -> "ethernet", "bond" or "vlan"
 }
 
 func (r *renderer) fail(format string, args ...any) {
@@ -187,7 +190,11 @@ func (r *renderer) fail(format string, args ...any) {
 // NICs, used for FromHostInterface. All problems are reported at once,
 // joined; a missing NIC is a *MissingNICError (use errors.As).
 func Render(t Template, nics []lifecycle.NIC) (map[string]any, error) {
-	r := &renderer{nics: nics, kinds: map[string]string{}}
+	return render(t, nics, false)
+}
+
+func render(t Template, nics []lifecycle.NIC, anyNIC bool) (map[string]any, error) {
+	r := &renderer{nics: nics, anyNIC: anyNIC, kinds: map[string]string{}}
 	r.collectLinkIDs(t.Links)
 	links := r.links(t.Links)
 	networks := r.networks(t.Networks)
@@ -207,6 +214,14 @@ func Render(t Template, nics []lifecycle.NIC) (map[string]any, error) {
 		"networks": networks,
 		"services": services,
 	}, nil
+}
+
+// Check reports every problem Render would, except NIC names: it needs no
+// host, so a configuration can be checked before the host is inspected
+// (at terraform validate). nil when the template is sound.
+func Check(t Template) error {
+	_, err := render(t, nil, true)
+	return err
 }
 
 // RenderJSON is Render marshalled to JSON (object keys sorted, so the
@@ -282,6 +297,8 @@ func (r *renderer) mac(link, literal, fromNIC string) string {
 			r.fail("link %q: malformed MAC address %q (want six hex pairs, e.g. 52:54:00:12:34:56)", link, literal)
 		}
 		return literal
+	case fromNIC != "" && r.anyNIC:
+		return ""
 	case fromNIC != "":
 		names := make([]string, 0, len(r.nics))
 		for _, n := range r.nics {
@@ -443,6 +460,7 @@ func (r *renderer) networks(n Networks) []any {
 			gw := ""
 			if nw.Gateway != "" {
 				gw = r.ip(nw.ID, "gateway", nw.Gateway, v6)
+				r.onLink(nw.ID, addr, prefix, gw, v6)
 			}
 			routes := nw.Routes
 			if gw != "" && !hasDefaultRoute(routes) {
@@ -525,6 +543,18 @@ func (r *renderer) address(nw Network, v6 bool) (string, int) {
 		r.fail("network %q: prefix %d is out of range (1-%d)", nw.ID, prefix, maxPrefix(v6))
 	}
 	return out, prefix
+}
+
+// onLink checks that a network's gateway is inside its subnet (a host
+// cannot reach a gateway off its link).
+func (r *renderer) onLink(network, addr string, prefix int, gw string, v6 bool) {
+	if addr == "" || gw == "" || prefix < 1 || prefix > maxPrefix(v6) {
+		return // reported already
+	}
+	subnet := netip.PrefixFrom(netip.MustParseAddr(addr), prefix).Masked()
+	if !subnet.Contains(netip.MustParseAddr(gw)) {
+		r.fail("network %q: gateway %q is outside the subnet %s of address %s/%d", network, gw, subnet, addr, prefix)
+	}
 }
 
 // netmask renders a prefix as CAPM3's translateMask does: dotted for IPv4,

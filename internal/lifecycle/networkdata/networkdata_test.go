@@ -453,6 +453,10 @@ func TestRenderErrors(t *testing.T) {
 			nil, []string{`network "d": route ::/0: DNS server "dns.example.com" is not an IP address`}},
 		{"zoned address", v6(Network{Address: "fe80::2%eth0", Prefix: 64}),
 			nil, []string{`address "fe80::2%eth0" is not an IPv6 address`}},
+		{"gateway outside the subnet", v4(Network{Address: "10.0.0.5", Prefix: 24, Gateway: "10.0.1.1"}),
+			nil, []string{`network "net": gateway "10.0.1.1" is outside the subnet 10.0.0.0/24 of address 10.0.0.5/24`}},
+		{"IPv6 gateway outside the subnet", v6(Network{Address: "fd00:1::5/64", Gateway: "fd00:2::1"}),
+			nil, []string{`gateway "fd00:2::1" is outside the subnet fd00:1::/64`}},
 		{"services DNS invalid", Template{Services: Services{DNS: []string{"1.1.1.1", "one.one"}}},
 			nil, []string{`services: DNS server "one.one" is not an IP address`}},
 	} {
@@ -488,5 +492,20 @@ func TestRenderReportsAllErrors(t *testing.T) {
 	lines := strings.Split(err.Error(), "\n")
 	if len(lines) != 4 {
 		t.Errorf("want 4 joined errors, got %d:\n%s", len(lines), err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	ok := Template{
+		Links:    Links{Ethernets: []Ethernet{{ID: "eno1", FromHostInterface: "not-inspected-yet"}}},
+		Networks: Networks{IPv4: []Network{{ID: "n", Link: "eno1", Address: "10.0.0.5/24", Gateway: "10.0.0.1"}}},
+	}
+	if err := Check(ok); err != nil {
+		t.Errorf("Check with an unknown NIC name: %v (NIC names are only known at render time)", err)
+	}
+	bad := ok
+	bad.Networks = Networks{IPv4: []Network{{ID: "n", Link: "eno2", Address: "10.0.0.5/24"}}}
+	if err := Check(bad); err == nil || !strings.Contains(err.Error(), `network "n": link "eno2" matches no link id (links: eno1)`) {
+		t.Errorf("Check of a network on no link = %v", err)
 	}
 }

@@ -199,6 +199,10 @@ func (p *baremetalProvider) Configure(ctx context.Context, req provider.Configur
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(m.validate()...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	cfg, diags := m.settings()
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -8,8 +8,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -124,5 +127,45 @@ func DeleteNodeNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) {
 		if err := nodes.Delete(ctx, sc, n.UUID).ExtractErr(); err != nil {
 			t.Fatalf("delete node %s: %v", name, err)
 		}
+	}
+}
+
+// RigSQL runs a SQL statement on the test rig's Ironic database (through
+// scripts/ironic.sh sql, so IRONIC_PORT must name the rig) and returns its
+// rows, tab-separated. It is for looking at what Ironic keeps but does not
+// show, such as a deployed config drive.
+func RigSQL(stmt string) (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts", "ironic.sh"), "sql", stmt)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("scripts/ironic.sh sql: %v: %s", err, ee.Stderr)
+		}
+		return "", fmt.Errorf("scripts/ironic.sh sql: %v", err)
+	}
+	return string(out), nil
+}
+
+// repoRoot is the directory of go.mod above the working directory.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
 	}
 }

@@ -165,8 +165,18 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"user_data": schema.StringAttribute{
 				Optional: true, Sensitive: true,
-				Description: "User data for the config drive (cloud-init, Ignition, ...). Sensitive, but kept in state. " +
+				Description: "User data for the config drive (cloud-init, Ignition, ...). Sensitive, but kept in state: use `user_data_wo` to keep it out. " +
 					"Changing it replaces the deployment.",
+				PlanModifiers: replaceString,
+			},
+			"user_data_wo": schema.StringAttribute{
+				Optional: true, Sensitive: true, WriteOnly: true,
+				Description: "Write-only user data (Terraform 1.11 and later): never stored in state or plan. " +
+					"Changing `user_data_wo_version` replaces the deployment with the new user data, as a change of `user_data` does.",
+			},
+			"user_data_wo_version": schema.StringAttribute{
+				Optional:      true,
+				Description:   "Any string; changing it replaces the deployment, which sends `user_data_wo` again.",
 				PlanModifiers: replaceString,
 			},
 			"meta_data": schema.MapAttribute{
@@ -219,6 +229,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 func (r *deploymentResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{
 		resourcevalidator.AtLeastOneOf(path.MatchRoot("image"), path.MatchRoot("custom_deploy")),
+		resourcevalidator.Conflicting(path.MatchRoot("user_data"), path.MatchRoot("user_data_wo")),
+		resourcevalidator.RequiredTogether(path.MatchRoot("user_data_wo"), path.MatchRoot("user_data_wo_version")),
 		liveISODataValidator{},
 	}
 }
@@ -269,6 +281,9 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
+	// user_data_wo only comes with the configuration.
+	var userDataWO types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("user_data_wo"), &userDataWO)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -297,6 +312,9 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 
 	h, diags := plan.deployHost(ctx, obs)
+	if !userDataWO.IsNull() && !userDataWO.IsUnknown() {
+		h.Spec.UserData = userDataWO.ValueString()
+	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -29,6 +29,8 @@ type deploymentModel struct {
 	Image               *imageModel        `tfsdk:"image"`
 	CustomDeploy        *customDeployModel `tfsdk:"custom_deploy"`
 	UserData            types.String       `tfsdk:"user_data"`
+	UserDataWO          types.String       `tfsdk:"user_data_wo"`
+	UserDataWOVersion   types.String       `tfsdk:"user_data_wo_version"`
 	MetaData            types.Map          `tfsdk:"meta_data"`
 	NetworkData         types.String       `tfsdk:"network_data"`
 	RootDeviceHints     *rootHintsModel    `tfsdk:"root_device_hints"`

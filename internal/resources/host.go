@@ -118,7 +118,16 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"driver_secrets": schema.MapAttribute{
 				Optional: true, Sensitive: true, ElementType: types.StringType,
-				Description: "Sensitive driver_info entries (passwords), merged into `driver_info`. Never read back from Ironic, which masks them.",
+				Description: "Sensitive driver_info entries (passwords), merged into `driver_info`. Stored in state (sensitive); use `driver_secrets_wo` to keep them out of state. Never read back from Ironic, which masks them.",
+			},
+			"driver_secrets_wo": schema.MapAttribute{
+				Optional: true, Sensitive: true, WriteOnly: true, ElementType: types.StringType,
+				Description: "Write-only `driver_secrets` (Terraform 1.11 and later): merged into `driver_info`, never stored in state or plan. " +
+					"Bump `driver_secrets_wo_version` to push new values.",
+			},
+			"driver_secrets_wo_version": schema.StringAttribute{
+				Optional:    true,
+				Description: "Any string; changing it sends `driver_secrets_wo` to Ironic again (in place).",
 			},
 			"interfaces": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -201,14 +210,14 @@ func (r *hostResource) machine() *lifecycle.Machine { return r.clients.Machine }
 func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan hostModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	var pwWO types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bmc").AtName("password_wo"), &pwWO)...)
+	wo, diags := configSecrets(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
-	spec, diags := plan.spec(ctx, pwWO)
+	spec, diags := plan.spec(ctx, wo)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -264,16 +273,16 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	var plan, state hostModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	var pwWO types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("bmc").AtName("password_wo"), &pwWO)...)
+	wo, diags := configSecrets(ctx, req.Config)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
-	spec, diags := plan.spec(ctx, pwWO)
+	spec, diags := plan.spec(ctx, wo)
 	resp.Diagnostics.Append(diags...)
-	old, diags := state.access(ctx, types.StringNull())
+	old, diags := state.access(ctx, noSecrets())
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -340,7 +349,7 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
 	resp.Diagnostics.Append(diags...)
-	spec, diags := state.spec(ctx, types.StringNull())
+	spec, diags := state.spec(ctx, noSecrets())
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

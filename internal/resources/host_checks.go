@@ -108,6 +108,14 @@ func (hostConfigValidator) ValidateResource(ctx context.Context, req resource.Va
 				"bmc.password_wo needs bmc.password_wo_version, which tells the provider when to send it again.")
 		}
 	}
+	if !m.DriverSecretsWO.IsNull() && !m.DriverSecrets.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("driver_secrets_wo"), "Conflicting driver secrets",
+			"Set either driver_secrets or driver_secrets_wo, not both.")
+	}
+	if !m.DriverSecretsWO.IsNull() && m.DriverSecretsWOVer.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("driver_secrets_wo_version"), "Missing driver_secrets_wo_version",
+			"driver_secrets_wo needs driver_secrets_wo_version, which tells the provider when to send the secrets again.")
+	}
 	if m.Inspection.ValueString() == "disabled" && macMissing {
 		resp.Diagnostics.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
 			"inspection = \"disabled\" needs boot_mac_address: without inspection Ironic learns no NIC.")

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
@@ -25,6 +26,8 @@ type hostModel struct {
 	Driver                types.String    `tfsdk:"driver"`
 	DriverInfo            types.Map       `tfsdk:"driver_info"`
 	DriverSecrets         types.Map       `tfsdk:"driver_secrets"`
+	DriverSecretsWO       types.Map       `tfsdk:"driver_secrets_wo"`
+	DriverSecretsWOVer    types.String    `tfsdk:"driver_secrets_wo_version"`
 	Interfaces            types.Map       `tfsdk:"interfaces"`
 	BootMACAddress        types.String    `tfsdk:"boot_mac_address"`
 	BootMode              types.String    `tfsdk:"boot_mode"`
@@ -94,6 +97,32 @@ func (r *rootHintsModel) hints() *lifecycle.RootDeviceHints {
 	return h
 }
 
+// hostSecrets are a host's write-only arguments, which only the
+// configuration carries (null in plan and state): bmc.password_wo and
+// driver_secrets_wo.
+type hostSecrets struct {
+	PasswordWO      types.String
+	DriverSecretsWO types.Map
+}
+
+// noSecrets is what there is outside Create and Update.
+func noSecrets() hostSecrets {
+	return hostSecrets{PasswordWO: types.StringNull(), DriverSecretsWO: types.MapNull(types.StringType)}
+}
+
+// configSecrets reads the write-only arguments from the configuration.
+func configSecrets(ctx context.Context, cfg tfsdk.Config) (hostSecrets, diag.Diagnostics) {
+	s := noSecrets()
+	var diags diag.Diagnostics
+	var b types.Object
+	diags.Append(cfg.GetAttribute(ctx, path.Root("bmc"), &b)...)
+	if !b.IsNull() && !b.IsUnknown() {
+		diags.Append(cfg.GetAttribute(ctx, path.Root("bmc").AtName("password_wo"), &s.PasswordWO)...)
+	}
+	diags.Append(cfg.GetAttribute(ctx, path.Root("driver_secrets_wo"), &s.DriverSecretsWO)...)
+	return s, diags
+}
+
 // password returns the BMC password: the write-only one from configuration
 // when given, else the stored one.
 func (b *bmcModel) password(configPasswordWO types.String) string {
@@ -106,15 +135,18 @@ func (b *bmcModel) password(configPasswordWO types.String) string {
 // access builds the BMC access: from the bmc block's address when set,
 // refined or replaced by driver, driver_info, driver_secrets and
 // interfaces. passwordWO is the write-only password from configuration
-// (null outside Create and Update). CredentialsVersion never depends on the
-// write-only password itself, only on password_wo_version, so that a state
-// read back without it compares equal.
-func (m *hostModel) access(ctx context.Context, passwordWO types.String) (lifecycle.BMCAccess, diag.Diagnostics) {
+// (null outside Create and Update), as are driver_secrets_wo.
+// CredentialsVersion never depends on write-only values themselves, only on
+// their _version arguments, so that a state read back without them compares
+// equal.
+func (m *hostModel) access(ctx context.Context, wo hostSecrets) (lifecycle.BMCAccess, diag.Diagnostics) {
+	passwordWO := wo.PasswordWO
 	var diags diag.Diagnostics
 	var a lifecycle.BMCAccess
 	version := struct {
 		BMC, Driver string
 		Info        map[string]any
+		SecretsWO   string `json:",omitempty"`
 	}{}
 	if b := m.BMC; b != nil {
 		d, err := bmcaddr.Parse(b.Address.ValueString())
@@ -141,13 +173,21 @@ func (m *hostModel) access(ctx context.Context, passwordWO types.String) (lifecy
 		a.DriverInfo = map[string]any{}
 	}
 	version.Info = map[string]any{}
-	for _, src := range []types.Map{m.DriverInfo, m.DriverSecrets} {
+	for i, src := range []types.Map{m.DriverInfo, m.DriverSecrets, wo.DriverSecretsWO} {
+		if src.IsNull() || src.IsUnknown() {
+			continue
+		}
 		var kv map[string]string
 		diags.Append(src.ElementsAs(ctx, &kv, false)...)
 		for k, v := range kv {
 			a.DriverInfo[k] = v
-			version.Info[k] = v
+			if i < 2 { // not the write-only secrets
+				version.Info[k] = v
+			}
 		}
+	}
+	if !m.DriverSecretsWOVer.IsNull() {
+		version.SecretsWO = "write-only version " + m.DriverSecretsWOVer.ValueString()
 	}
 	var ifaces map[string]string
 	diags.Append(m.Interfaces.ElementsAs(ctx, &ifaces, false)...)
@@ -164,8 +204,8 @@ func (m *hostModel) access(ctx context.Context, passwordWO types.String) (lifecy
 }
 
 // spec builds the host spec from the model.
-func (m *hostModel) spec(ctx context.Context, passwordWO types.String) (lifecycle.HostSpec, diag.Diagnostics) {
-	access, diags := m.access(ctx, passwordWO)
+func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpec, diag.Diagnostics) {
+	access, diags := m.access(ctx, wo)
 	s := lifecycle.HostSpec{
 		Name:                  m.Name.ValueString(),
 		BMC:                   access,

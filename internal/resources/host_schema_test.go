@@ -95,7 +95,7 @@ func woHost(version string) hostModel {
 
 func access(t *testing.T, m hostModel, passwordWO types.String) (version string, info map[string]any) {
 	t.Helper()
-	a, d := m.access(context.Background(), passwordWO)
+	a, d := m.access(context.Background(), hostSecrets{PasswordWO: passwordWO, DriverSecretsWO: types.MapNull(types.StringType)})
 	if d.HasError() {
 		t.Fatalf("access: %v", d)
 	}
@@ -136,7 +136,7 @@ func TestHostModel_writeOnlyPasswordVersion(t *testing.T) {
 		t.Errorf("driver_info.redfish_password = %v, want the write-only value secret-B", got)
 	}
 	h := woHost("1")
-	spec, d := h.spec(context.Background(), types.StringValue("secret-A"))
+	spec, d := h.spec(context.Background(), hostSecrets{PasswordWO: types.StringValue("secret-A"), DriverSecretsWO: types.MapNull(types.StringType)})
 	if d.HasError() {
 		t.Fatal(d)
 	}

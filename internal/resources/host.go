@@ -223,7 +223,7 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return
 	}
 	if err := r.preflight(ctx, &plan, spec.BMC); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("bmc"), "BMC check failed", err.Error())
+		resp.Diagnostics.AddAttributeError(bmcCheckPath, "BMC check failed", err.Error())
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -289,7 +289,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	if spec.BMC.CredentialsVersion != old.CredentialsVersion {
 		if err := r.preflight(ctx, &plan, spec.BMC); err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc"), "BMC check failed", err.Error())
+			resp.Diagnostics.AddAttributeError(bmcCheckPath, "BMC check failed", err.Error())
 			return
 		}
 	}

@@ -133,3 +133,8 @@ func (r *hostResource) preflight(ctx context.Context, m *hostModel, access lifec
 }
 
 func isNotRegistered(err error) bool { return errors.Is(err, lifecycle.ErrNotRegistered) }
+
+// bmcCheckPath is where a failed BMC check is reported: the address, not
+// the bmc block, whose source Terraform would print with the error, a
+// literal password included.
+var bmcCheckPath = path.Root("bmc").AtName("address")

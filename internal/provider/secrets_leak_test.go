@@ -1,0 +1,202 @@
+package provider_test
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+)
+
+// TestAccSecretsNotLeaked runs the provider as a user does, a built binary
+// under a Terraform 1.11 CLI with TF_LOG=TRACE and TF_LOG_PATH, against the
+// rig's Ironic and a simulated Redfish BMC, with every secret given
+// write-only: the BMC password (bmc.password_wo), driver secrets
+// (driver_secrets_wo), user data (user_data_wo), and the provider's own
+// Ironic password. A second apply gives a wrong BMC password, so that an
+// error is printed. Then no secret may appear in the TRACE log (Terraform's
+// and the provider's), in anything Terraform printed (errors included), or
+// in the state file.
+func TestAccSecretsNotLeaked(t *testing.T) {
+	acctest.PreCheck(t)
+	tf := acctest.TerraformPath(t)
+	requireTerraform(t, tf, 1, 11)
+
+	secret := func(what string) string {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		return what + "-" + hex.EncodeToString(b)
+	}
+	var (
+		bmcPassword   = secret("bmcpw")
+		wrongPassword = secret("wrongpw")
+		driverSecret  = secret("drvsecret")
+		userData      = secret("userdata")
+		ironicPass    = secret("ironicpw")
+	)
+	secrets := map[string]string{
+		"BMC password": bmcPassword, "wrong BMC password": wrongPassword, "driver secret": driverSecret,
+		"user data": userData, "Ironic password": ironicPass,
+	}
+
+	bin := buildProvider(t)
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "terraformrc")
+	writeFile(t, rc, fmt.Sprintf(`provider_installation {
+  dev_overrides { "registry.terraform.io/hashicorp/baremetal" = %q }
+  direct {}
+}
+`, bin))
+	logPath := filepath.Join(dir, "trace.log")
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_LOG=TRACE", "TF_LOG_PATH="+logPath,
+		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "BAREMETAL_ENDPOINT=", "BAREMETAL_PASSWORD=")
+
+	srv, _ := acctest.StartSim(t, 1, "admin", bmcPassword)
+	name := acctest.Name("acc-leak")
+	config := func(password, version string) string {
+		return fmt.Sprintf(`
+provider "baremetal" {
+  endpoint = %[1]q
+  auth     = "http_basic"
+  username = "ironic"
+  password = %[2]q
+}
+
+resource "baremetal_host" "leak" {
+  name = %[3]q
+  bmc = {
+    address             = %[4]q
+    username            = "admin"
+    password_wo         = %[5]q
+    password_wo_version = %[6]q
+  }
+  driver_secrets_wo         = { fake_note = %[7]q }
+  driver_secrets_wo_version = "1"
+%[8]s
+}
+
+resource "baremetal_deployment" "leak" {
+  host_id = baremetal_host.leak.id
+  image = {
+    url      = "http://127.0.0.1:8088/images/leak.qcow2"
+    checksum = "0123456789abcdef0123456789abcdef"
+    format   = "qcow2"
+  }
+  user_data_wo         = "#cloud-config\n# %[9]s\n"
+  user_data_wo_version = "1"
+  provisioning_retries = 0
+}
+`, acctest.Endpoint(), ironicPass, name, "redfish+"+srv.SystemURL("sys-0"), password, version, driverSecret,
+			acctest.SimHostDriver, userData)
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(tf, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	var printed strings.Builder
+	t.Cleanup(func() {
+		writeFile(t, filepath.Join(dir, "main.tf"), config(bmcPassword, "1"))
+		if out, err := run("destroy", "-auto-approve", "-input=false", "-no-color"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+	})
+
+	writeFile(t, filepath.Join(dir, "main.tf"), config(bmcPassword, "1"))
+	out, err := run("apply", "-auto-approve", "-input=false", "-no-color")
+	printed.WriteString(out)
+	if err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+
+	// A wrong BMC password under a new version: the provider checks it
+	// against the BMC before pushing it, and fails.
+	writeFile(t, filepath.Join(dir, "main.tf"), config(wrongPassword, "2"))
+	out, err = run("apply", "-auto-approve", "-input=false", "-no-color")
+	printed.WriteString(out)
+	if err == nil {
+		t.Fatalf("terraform apply with a wrong BMC password succeeded:\n%s", out)
+	}
+	if !strings.Contains(out, "BMC check failed") {
+		t.Errorf("the failed apply does not say why:\n%s", out)
+	}
+
+	state, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The log must really hold the provider's TRACE output, else its
+	// silence proves nothing.
+	for _, want := range []string{"[TRACE] provider.terraform-provider-baremetal", "Ironic API request", "host state"} {
+		if !strings.Contains(string(trace), want) {
+			t.Fatalf("the TRACE log (%d bytes) has no %q: the provider's logs were not captured", len(trace), want)
+		}
+	}
+	var st struct {
+		Resources []struct{ Type string } `json:"resources"`
+	}
+	if err := json.Unmarshal(state, &st); err != nil || len(st.Resources) != 2 {
+		t.Fatalf("state holds %d resources (%v), want the host and the deployment", len(st.Resources), err)
+	}
+	for what, s := range secrets {
+		for where, text := range map[string]string{"the TRACE log": string(trace), "Terraform's output": printed.String(), "the state": string(state)} {
+			if i := strings.Index(text, s); i >= 0 {
+				t.Errorf("the %s appears in %s: ...%s...", what, where,
+					strings.ReplaceAll(text[max(0, i-300):min(len(text), i+len(s)+100)], s, "<"+what+">"))
+			}
+		}
+	}
+	t.Logf("checked %d bytes of TRACE log, %d bytes of output and %d bytes of state for %d secrets",
+		len(trace), printed.Len(), len(state), len(secrets))
+}
+
+// requireTerraform skips the test, saying so, unless the CLI at tf is at
+// least major.minor.
+func requireTerraform(t *testing.T, tf string, major, minor int) {
+	t.Helper()
+	out, err := exec.Command(tf, "version", "-json").Output()
+	if err != nil {
+		t.Fatalf("%s version: %v", tf, err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	var ma, mi int
+	fmt.Sscanf(v.Version, "%d.%d", &ma, &mi)
+	if ma < major || (ma == major && mi < minor) {
+		t.Skipf("needs Terraform %d.%d or later (write-only attributes); %s is %s", major, minor, tf, v.Version)
+	}
+}
+
+// buildProvider builds the provider binary, as a user installs it.
+func buildProvider(t *testing.T) string {
+	t.Helper()
+	bin := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-baremetal"), ".")
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func writeFile(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

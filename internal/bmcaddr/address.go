@@ -258,6 +258,10 @@ func Parse(address string) (*AccessDetails, error) {
 			d.Transport = redfishDefaultTransport
 		}
 	} else {
+		if u.Path != "" && u.Path != "/" {
+			return nil, fmt.Errorf("BMC address %q has a path (%s), but a %s address is only a host and port: "+
+				"paths belong to Redfish addresses (redfish://host/redfish/v1/Systems/1)", shown, u.Path, base)
+		}
 		q, err := url.ParseQuery(u.RawQuery)
 		if err != nil {
 			return nil, fmt.Errorf("BMC address %q: cannot parse the query: %v", shown, err)

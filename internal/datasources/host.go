@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // hostSummaryModel is one host as baremetal_host and baremetal_hosts show it.
@@ -107,6 +109,7 @@ func summaryAttributes(lookup bool) map[string]schema.Attribute {
 		attrs["name"] = schema.StringAttribute{
 			Optional: true, Computed: true,
 			Description: "The host name to look up. Set exactly one of `id` and `name`.",
+			Validators:  []validator.String{validators.Name()},
 		}
 	}
 	return attrs
@@ -234,6 +237,13 @@ func (d *hostsDataSource) Configure(_ context.Context, req datasource.ConfigureR
 	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+var _ datasource.DataSourceWithValidateConfig = (*hostsDataSource)(nil)
+
+// ValidateConfig checks the label selector at terraform validate.
+func (d *hostsDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	tfglue.ValidateSelector(ctx, req.Config, path.Root("labels"), &resp.Diagnostics)
+}
+
 func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	minInt := func(desc string) schema.Int64Attribute {
 		return schema.Int64Attribute{Optional: true, Description: desc, Validators: []validator.Int64{int64validator.AtLeast(1)}}
@@ -248,11 +258,15 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 				Description: "Only hosts in this state: a Bare Metal Operator state (`available`, `provisioned`, ...) " +
 					"or an Ironic provision state (`manageable`, `clean failed`, ...).",
 			},
-			"labels":         tfglue.LabelSelectorDataSourceSchema("Only hosts whose labels match this selector (every match label and every match expression)."),
-			"resource_class": schema.StringAttribute{Optional: true, Description: "Only hosts with this Ironic resource class."},
+			"labels": tfglue.LabelSelectorDataSourceSchema("Only hosts whose labels match this selector (every match label and every match expression)."),
+			"resource_class": schema.StringAttribute{
+				Optional: true, Description: "Only hosts with this Ironic resource class.",
+				Validators: []validator.String{validators.ResourceClass()},
+			},
 			"traits": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
-				Description: "Only hosts that have all these traits.",
+				Description: "Only hosts that have all these traits (standard, or `CUSTOM_` in upper case).",
+				Validators:  []validator.Set{setvalidator.ValueStringsAre(validators.Trait())},
 			},
 			"claimed": schema.BoolAttribute{
 				Optional:    true,

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -135,6 +137,12 @@ func mtuAttr() schema.Int64Attribute {
 	}
 }
 
+// withString adds validators to a string attribute.
+func withString(a schema.StringAttribute, v ...validator.String) schema.StringAttribute {
+	a.Validators = append(a.Validators, v...)
+	return a
+}
+
 func macAttr() schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:    true,
@@ -153,15 +161,16 @@ func routesAttr() schema.ListNestedAttribute {
 		Optional:    true,
 		Description: "Static routes.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"network": reqString("Destination network address (e.g. `10.1.0.0`, `0.0.0.0`)."),
+			"network": withString(reqString("Destination network address (e.g. `10.1.0.0`, `0.0.0.0`)."), validators.IPAddress()),
 			"prefix": schema.Int64Attribute{
 				Required: true, Description: "Destination prefix length; 0 is the default route.",
 				Validators: []validator.Int64{int64validator.Between(0, 128)},
 			},
-			"gateway": optString("Next hop. Unset: the network's `gateway` (none for DHCP networks)."),
+			"gateway": withString(optString("Next hop. Unset: the network's `gateway` (none for DHCP networks)."), validators.IPAddress()),
 			"dns": schema.ListAttribute{
 				Optional: true, ElementType: types.StringType,
-				Description: "DNS servers rendered as the route's services.",
+				Description: "DNS servers (IP addresses) rendered as the route's services.",
+				Validators:  []validator.List{listvalidator.ValueStringsAre(validators.IPAddress())},
 			},
 		}},
 	}
@@ -175,13 +184,13 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 				"id":      reqString("Network id (unique across all networks)."),
 				"link":    reqString("Id of the link (ethernet, bond or VLAN) the network is on."),
-				"address": reqString("The host's address, `10.0.0.5`, or address/prefix, `10.0.0.5/24` (then `prefix` may be omitted)."),
+				"address": withString(reqString("The host's address, `10.0.0.5`, or address/prefix, `10.0.0.5/24` (then `prefix` may be omitted)."), validators.IPOrPrefix()),
 				"prefix": schema.Int64Attribute{
 					Optional: true, Description: "Prefix length (1-32 for IPv4, 1-128 for IPv6).",
 					Validators: []validator.Int64{int64validator.Between(1, 128)},
 				},
-				"gateway": optString("Default gateway. Routes without a gateway use it, and a default route through it is " +
-					"added unless `routes` has one."),
+				"gateway": withString(optString("Default gateway, inside the network's subnet. Routes without a gateway use it, and a default route through it is "+
+					"added unless `routes` has one."), validators.IPAddress()),
 				"routes": routesAttr(),
 			}},
 		}
@@ -285,6 +294,7 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 				Attributes: map[string]schema.Attribute{
 					"dns": schema.ListAttribute{
 						Optional: true, ElementType: types.StringType, Description: "DNS server addresses.",
+						Validators: []validator.List{listvalidator.ValueStringsAre(validators.IPAddress())},
 					},
 				},
 			},
@@ -419,6 +429,82 @@ func mergeNICs(host []lifecycle.HardwareNIC, explicit map[string]string) []lifec
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return append(out, unnamed...)
+}
+
+var _ datasource.DataSourceWithValidateConfig = (*networkDataSource)(nil)
+
+// ValidateConfig renders the document at terraform validate, without the
+// host (NIC names are resolved at read time): links that name no link,
+// addresses of the wrong family, prefixes out of range, gateways outside
+// their subnet... Skipped while a part is unknown; the read checks again.
+func (d *networkDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	for _, name := range []string{"links", "networks", "services"} {
+		var v types.Object
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &v)...)
+		if resp.Diagnostics.HasError() || !fullyKnown(v) {
+			return
+		}
+	}
+	var m networkDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	tmpl, diags := m.template(ctx)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	err := networkdata.Check(tmpl)
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		msg := e.Error()
+		where := "links"
+		switch {
+		case strings.HasPrefix(msg, "network ") || strings.Contains(msg, " network has an empty id") || strings.HasPrefix(msg, "duplicate network"):
+			where = "networks"
+		case strings.HasPrefix(msg, "services"):
+			where = "services"
+		}
+		resp.Diagnostics.AddAttributeError(path.Root(where), "Invalid network data", where+": "+msg)
+	}
+}
+
+// fullyKnown reports whether v and everything inside it is known.
+func fullyKnown(v attr.Value) bool {
+	if v == nil || v.IsUnknown() {
+		return false
+	}
+	if v.IsNull() {
+		return true
+	}
+	var inner []attr.Value
+	switch t := v.(type) {
+	case types.Object:
+		for _, a := range t.Attributes() {
+			inner = append(inner, a)
+		}
+	case types.List:
+		inner = t.Elements()
+	case types.Set:
+		inner = t.Elements()
+	case types.Map:
+		for _, e := range t.Elements() {
+			inner = append(inner, e)
+		}
+	}
+	for _, e := range inner {
+		if !fullyKnown(e) {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

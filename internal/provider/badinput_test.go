@@ -338,9 +338,9 @@ func corpus() []badCase {
 		bad("claim operator in lower case", "operator", claim(`labels = { match_expressions = [{ key = "zone", operator = "in", values = ["a"] }] }`),
 			"operator", `got: "in"`),
 		bad("claim In without values", "labels.match_expressions[0]", claim(`labels = { match_expressions = [{ key = "zone", operator = "In" }] }`),
-			"Invalid match expression", `key "zone": operator In needs at least one value`),
+			"Invalid labels.match_expressions[0]", `key "zone": operator In needs at least one value`),
 		bad("claim Exists with values", "labels.match_expressions[0]", claim(`labels = { match_expressions = [{ key = "zone", operator = "Exists", values = ["a"] }] }`),
-			"Invalid match expression", "operator Exists takes no values"),
+			"Invalid labels.match_expressions[0]", "operator Exists takes no values"),
 		bad("claim label contradicted by NotIn", "labels", claim(`labels = {
     match_labels      = { role = "worker" }
     match_expressions = [{ key = "role", operator = "NotIn", values = ["worker"] }]
@@ -364,7 +364,7 @@ func corpus() []badCase {
 		bad("hosts unknown operator", "operator", hosts(`labels = { match_expressions = [{ key = "a", operator = "Equals", values = ["b"] }] }`),
 			"operator", `got: "Equals"`),
 		bad("hosts NotIn without values", "labels.match_expressions[0]", hosts(`labels = { match_expressions = [{ key = "a", operator = "NotIn" }] }`),
-			"Invalid match expression", `key "a": operator NotIn needs at least one value`),
+			"Invalid labels.match_expressions[0]", `key "a": operator NotIn needs at least one value`),
 		bad("hosts contradictory selector", "labels", hosts(`labels = {
     match_labels      = { rack = "r1" }
     match_expressions = [{ key = "rack", operator = "DoesNotExist" }]

@@ -6,13 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -29,6 +28,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewHostClaim returns the baremetal_host_claim resource.
@@ -162,11 +162,7 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Description: "The allocation's name in Ironic (unique there). Set it to make a retried create find its own " +
 					"allocation instead of claiming a second host; when unset, a unique `tf-claim-...` name is generated once.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), replaceString()},
-				Validators: []validator.String{
-					stringvalidator.LengthBetween(1, 255),
-					stringvalidator.RegexMatches(allocationNameRE, "must be a valid Ironic allocation name: letters, digits and -._~ "+
-						"(not a UUID)"),
-				},
+				Validators:    []validator.String{validators.Name()},
 			},
 			"labels": tfglue.LabelSelectorResourceSchema("Label selector over the hosts' `labels`, as a Kubernetes label selector: every match label and "+
 				"every match expression must hold.", replaceObject()),
@@ -174,11 +170,13 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Optional:      true,
 				Description:   "Ironic resource class the host must have. Also the allocation's resource class.",
 				PlanModifiers: []planmodifier.String{replaceString()},
+				Validators:    []validator.String{validators.ResourceClass()},
 			},
 			"traits": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
-				Description:   "Ironic traits the host must all have (e.g. `CUSTOM_GPU`).",
+				Description:   "Ironic traits the host must all have (e.g. `CUSTOM_GPU`): standard or `CUSTOM_` in upper case.",
 				PlanModifiers: []planmodifier.Set{replaceSet()},
+				Validators:    []validator.Set{setvalidator.ValueStringsAre(validators.Trait())},
 			},
 			"min_cpus":           minInt("Fewest CPUs the host must have (Ironic's `cpus` property or inspection)."),
 			"min_ram_mebibytes":  minInt("Least RAM the host must have, in MiB."),
@@ -195,7 +193,7 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"has the fewest claimed hosts come first, so successive claims spread across domains; hosts without the " +
 					"label come last (they are not silently preferred).",
 				PlanModifiers: []planmodifier.String{replaceString()},
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:    []validator.String{validators.LabelKey()},
 			},
 			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),
 
@@ -216,13 +214,7 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 }
 
 func (r *claimResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var exprs []tfglue.LabelExpression
-	p := path.Root("labels").AtName("match_expressions")
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, p, &exprs)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tfglue.ValidateExpressions(exprs, p, &resp.Diagnostics)
+	tfglue.ValidateSelector(ctx, req.Config, path.Root("labels"), &resp.Diagnostics)
 }
 
 func (r *claimResource) catalog(diags *diag.Diagnostics) lifecycle.Catalog {
@@ -232,9 +224,6 @@ func (r *claimResource) catalog(diags *diag.Diagnostics) lifecycle.Catalog {
 	}
 	return r.clients.Catalog
 }
-
-// allocationNameRE is Ironic's logical name: RFC 3986 unreserved characters.
-var allocationNameRE = regexp.MustCompile(`^[A-Za-z0-9._~-]+$`)
 
 func generateClaimName() string {
 	b := make([]byte, 6)

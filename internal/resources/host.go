@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -62,9 +63,9 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"name": schema.StringAttribute{
 				Required:      true,
-				Description:   "The host's name, also the Ironic node name. Changing it replaces the host.",
+				Description:   "The host's name, also the Ironic node name: letters, digits and `-._~`, not a UUID. Changing it replaces the host.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:    []validator.String{validators.Name()},
 			},
 			"bmc": schema.SingleNestedAttribute{
 				Optional: true,
@@ -171,19 +172,23 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"labels": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
-				Description: "Labels, kept in the node's `extra`, that `baremetal_host_claim` selectors match. Changes are made in place.",
+				Description: "Labels, kept in the node's `extra`, that `baremetal_host_claim` selectors match. Keys are Kubernetes label keys. Changes are made in place.",
+				Validators:  []validator.Map{mapvalidator.KeysAre(validators.LabelKey())},
 			},
 			"resource_class": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("baremetal"),
 				Description: "Ironic resource class, which claims match. Default `baremetal`.",
+				Validators:  []validator.String{validators.ResourceClass()},
 			},
 			"traits": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
-				Description: "Ironic traits (e.g. `CUSTOM_GPU`), which claims can require.",
+				Description: "Ironic traits, which claims can require: standard traits (os-traits, e.g. `HW_CPU_X86_AVX2`) or `CUSTOM_` and upper-case letters, digits and `_` (e.g. `CUSTOM_GPU`).",
+				Validators:  []validator.Set{setvalidator.ValueStringsAre(validators.Trait())},
 			},
 			"conductor_group": schema.StringAttribute{
 				Optional:    true,
-				Description: "Ironic conductor group that manages the node.",
+				Description: "Ironic conductor group that manages the node (letters, digits, `_`, `.`, `-`).",
+				Validators:  []validator.String{validators.ConductorGroup()},
 			},
 			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 

@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // rootDeviceHintsSchema is the typed root_device_hints block, shared by
@@ -25,12 +28,14 @@ func rootDeviceHintsSchema(desc string) schema.SingleNestedAttribute {
 		Optional:    true,
 		Description: desc,
 		Attributes: map[string]schema.Attribute{
-			"device_name":          str("Linux device name (`/dev/sda`) or by-path name (`/dev/disk/by-path/...`)."),
-			"hctl":                 str("SCSI address, `host:channel:target:lun`."),
-			"model":                str("Disk model; matches when the device's model contains it."),
-			"vendor":               str("Disk vendor; matches when the device's vendor contains it."),
-			"serial_number":        str("Disk serial number."),
-			"min_size_gigabytes":   schema.Int64Attribute{Optional: true, Description: "Smallest acceptable disk size in GiB."},
+			"device_name": str("Linux device name (`/dev/sda`) or by-path name (`/dev/disk/by-path/...`)."),
+			"hctl": schema.StringAttribute{Optional: true, Description: "SCSI address, `host:channel:target:lun` (four numbers).",
+				Validators: []validator.String{validators.HCTL()}},
+			"model":         str("Disk model; matches when the device's model contains it."),
+			"vendor":        str("Disk vendor; matches when the device's vendor contains it."),
+			"serial_number": str("Disk serial number."),
+			"min_size_gigabytes": schema.Int64Attribute{Optional: true, Description: "Smallest acceptable disk size in GiB (at least 1).",
+				Validators: []validator.Int64{int64validator.AtLeast(1)}},
 			"wwn":                  str("World Wide Name."),
 			"wwn_with_extension":   str("World Wide Name with vendor extension."),
 			"wwn_vendor_extension": str("WWN vendor extension."),
@@ -93,6 +98,12 @@ func (hostConfigValidator) ValidateResource(ctx context.Context, req resource.Va
 	macMissing := mac.IsNull() || (!mac.IsUnknown() && mac.ValueString() == "")
 	if b := m.BMC; b != nil && !b.Address.IsUnknown() {
 		d, err := bmcaddr.Parse(b.Address.ValueString())
+		if err == nil && !d.SupportsSecureBoot && m.Driver.IsNull() &&
+			m.BootMode.ValueString() == string(lifecycle.BootModeUEFISecureBoot) {
+			resp.Diagnostics.AddAttributeError(path.Root("boot_mode"), "Secure boot not supported by this BMC",
+				fmt.Sprintf("boot_mode = %q: BMC address type %q cannot do secure boot (the Bare Metal Operator refuses it). "+
+					"Use a Redfish address, such as redfish-virtualmedia://, or boot_mode = \"UEFI\".", lifecycle.BootModeUEFISecureBoot, d.Type))
+		}
 		if err == nil && d.NeedsMAC && macMissing {
 			resp.Diagnostics.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
 				fmt.Sprintf("BMC address type %q needs boot_mac_address.", d.Type))

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // All lists the provider's resources.
@@ -61,8 +62,14 @@ func timeString(t time.Time) string {
 // timeoutsAttribute is the timeouts block with a description.
 func timeoutsAttribute(ctx context.Context, opts timeouts.Opts) schema.Attribute {
 	a := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
-	a.Description = "How long Terraform waits for each operation, as durations such as `45m`. " +
+	a.Description = "How long Terraform waits for each operation, as durations greater than zero such as `45m`. " +
 		"Waits past these end with an error that names the host, its state and what it was waiting for."
+	for name, inner := range a.Attributes {
+		if sa, ok := inner.(schema.StringAttribute); ok {
+			sa.Validators = append(sa.Validators, validators.PositiveDuration())
+			a.Attributes[name] = sa
+		}
+	}
 	return a
 }
 

@@ -1,6 +1,7 @@
 package tfglue
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -9,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // The framework has distinct schema types for resources and data sources;
@@ -17,14 +19,18 @@ import (
 const (
 	matchLabelsDesc      = "Labels the host must carry with exactly these values."
 	matchExpressionsDesc = "Expressions the host's labels must satisfy."
-	keyDesc              = "Label key."
+	keyDesc              = "Label key (a Kubernetes label key)."
 	operatorDesc         = "`In` (the value is one of `values`), `NotIn` (the label is missing or its value is " +
 		"not one of `values`), `Exists` or `DoesNotExist`."
 	valuesDesc = "Values for `In` and `NotIn` (required there); not allowed with `Exists` and `DoesNotExist`."
 )
 
 func keyValidators() []validator.String {
-	return []validator.String{stringvalidator.LengthAtLeast(1)}
+	return []validator.String{validators.LabelKey()}
+}
+
+func matchLabelsValidators() []validator.Map {
+	return []validator.Map{mapvalidator.KeysAre(validators.LabelKey())}
 }
 
 func operatorValidators() []validator.String {
@@ -39,7 +45,8 @@ func LabelSelectorResourceSchema(desc string, mods ...planmodifier.Object) rsche
 		Description:   desc,
 		PlanModifiers: mods,
 		Attributes: map[string]rschema.Attribute{
-			"match_labels": rschema.MapAttribute{Optional: true, ElementType: types.StringType, Description: matchLabelsDesc},
+			"match_labels": rschema.MapAttribute{Optional: true, ElementType: types.StringType, Description: matchLabelsDesc,
+				Validators: matchLabelsValidators()},
 			"match_expressions": rschema.ListNestedAttribute{
 				Optional:    true,
 				Description: matchExpressionsDesc,
@@ -62,7 +69,8 @@ func LabelSelectorDataSourceSchema(desc string) dschema.SingleNestedAttribute {
 		Optional:    true,
 		Description: desc,
 		Attributes: map[string]dschema.Attribute{
-			"match_labels": dschema.MapAttribute{Optional: true, ElementType: types.StringType, Description: matchLabelsDesc},
+			"match_labels": dschema.MapAttribute{Optional: true, ElementType: types.StringType, Description: matchLabelsDesc,
+				Validators: matchLabelsValidators()},
 			"match_expressions": dschema.ListNestedAttribute{
 				Optional:    true,
 				Description: matchExpressionsDesc,

@@ -187,10 +187,13 @@ func (imageRules) ValidateObject(_ context.Context, req validator.ObjectRequest,
 	report := func(ps []ImageProblem, warn bool) {
 		for _, p := range ps {
 			at := req.Path.AtName(p.Attribute)
+			// Terraform cannot point into an object's source: name the
+			// attribute in the message.
+			detail := at.String() + ": " + p.Detail
 			if warn {
-				resp.Diagnostics.AddAttributeWarning(at, p.Summary, p.Detail)
+				resp.Diagnostics.AddAttributeWarning(at, p.Summary, detail)
 			} else {
-				resp.Diagnostics.AddAttributeError(at, p.Summary, p.Detail)
+				resp.Diagnostics.AddAttributeError(at, p.Summary, detail)
 			}
 		}
 	}

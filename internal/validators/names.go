@@ -212,3 +212,16 @@ func CheckEndpoint(s string) error {
 func Endpoint() validator.String {
 	return New("an http:// or https:// URL", CheckEndpoint)
 }
+
+var conductorGroupRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{0,255}$`)
+
+// ConductorGroup accepts an Ironic conductor group: letters, digits and
+// _ . - only, at most 255 characters.
+func ConductorGroup() validator.String {
+	return New("an Ironic conductor group", func(s string) error {
+		if !conductorGroupRE.MatchString(s) {
+			return fmt.Errorf("%q is not a conductor group Ironic accepts: letters, digits and _ . - only, at most 255 characters", s)
+		}
+		return nil
+	})
+}

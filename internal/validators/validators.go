@@ -5,7 +5,6 @@ package validators
 import (
 	"context"
 	"fmt"
-	"net"
 	"regexp"
 	"time"
 
@@ -61,12 +60,15 @@ func Duration() validator.String {
 	})
 }
 
-// MAC accepts a colon-separated Ethernet MAC address.
+var macRE = regexp.MustCompile(`^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$`)
+
+// MAC accepts an Ethernet MAC address written as Ironic and BMO expect it:
+// six colon-separated hex pairs (not dashes, dots or longer hardware
+// addresses, which Go's net.ParseMAC would take).
 func MAC() validator.String {
 	return New("a MAC address such as 52:54:00:12:34:56", func(s string) error {
-		hw, err := net.ParseMAC(s)
-		if err != nil || len(hw) != 6 {
-			return fmt.Errorf("%q is not a MAC address (want six colon-separated hex pairs, such as 52:54:00:12:34:56)", s)
+		if !macRE.MatchString(s) {
+			return fmt.Errorf("%q is not a MAC address: want six colon-separated hex pairs, such as 52:54:00:12:34:56", s)
 		}
 		return nil
 	})

@@ -89,7 +89,7 @@ data "baremetal_network_data" "NAME" {
 // host is a valid host with the given arguments added (or, for a key
 // already there, replacing it).
 func host(args string) string {
-	return resource("baremetal_host", map[string]string{
+	return resourceBlock("baremetal_host", map[string]string{
 		"name":             `"worker-NAME"`,
 		"boot_mac_address": `"52:54:00:12:34:56"`,
 		"bmc": `{
@@ -101,11 +101,11 @@ func host(args string) string {
 }
 
 func claim(args string) string {
-	return resource("baremetal_host_claim", map[string]string{}, args)
+	return resourceBlock("baremetal_host_claim", map[string]string{}, args)
 }
 
 func deployment(args string) string {
-	return resource("baremetal_deployment", map[string]string{
+	return resourceBlock("baremetal_deployment", map[string]string{
 		"host_id": `"worker-0"`,
 		"image":   `{ url = "http://images.example.com/os.qcow2", checksum = "` + strings.Repeat("a", 64) + `" }`,
 	}, args)
@@ -117,7 +117,7 @@ func networkData(args string) string {
 
 func hosts(args string) string { return block("data", "baremetal_hosts", map[string]string{}, args) }
 
-func resource(typ string, base map[string]string, args string) string {
+func resourceBlock(typ string, base map[string]string, args string) string {
 	return block("resource", typ, base, args)
 }
 

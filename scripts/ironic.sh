@@ -43,6 +43,9 @@
 #                        service user "ironic" of project "service" (Default
 #                        domain) whose password is IRONIC_KEYSTONE_PASSWORD;
 #                        scripts/keystone.sh sets both
+#   IRONIC_AGENT_CALLBACK_TIMEOUT  seconds Ironic waits for an agent's
+#                        heartbeat in clean wait / wait call-back before it
+#                        fails the node (60; see agent_conf)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,6 +68,8 @@ apt_install() {
 install() {
   local want=()
   command -v curl >/dev/null || want+=(curl)
+  # qemu-img makes the real (tiny) qcow2 images the simulated agent deploys.
+  command -v qemu-img >/dev/null || want+=(qemu-utils)
   command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null || want+=(ironic-api ironic-conductor)
   if [ "${IRONIC_DB:-mariadb}" = mariadb ]; then
     command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || want+=(mariadb-server)
@@ -269,6 +274,35 @@ CONF
   done
 }
 
+# agent_conf DIR: the settings agent-driven steps need (deploy "direct"
+# and "custom-agent", raid "agent", cleaning with the simulated agent of
+# internal/bmc/sim/agent), in a file of their own that every Ironic process
+# reads after ironic.conf. Ironic tells the agent its own API through the
+# service catalog (without an endpoint_override a direct deploy fails at
+# once); heartbeats every 3 to 6 s; a callback timeout short enough that a
+# test of a silent agent sees it.
+agent_conf() {
+  local dir=$1 t=${IRONIC_AGENT_CALLBACK_TIMEOUT:-60}
+  mkdir -p "$dir/deploy-logs"
+  cat >"$dir/agent.conf" <<CONF
+[DEFAULT]
+enabled_deploy_interfaces = fake,direct,ramdisk,custom-agent
+enabled_raid_interfaces = fake,no-raid,agent
+[service_catalog]
+endpoint_override = http://127.0.0.1:$port
+[api]
+ramdisk_heartbeat_timeout = 10
+[conductor]
+deploy_callback_timeout = $t
+clean_callback_timeout = $t
+[deploy]
+# Automated cleaning runs erase_devices_metadata only, as in Metal3.
+erase_devices_priority = 0
+[agent]
+deploy_logs_local_path = $dir/deploy-logs
+CONF
+}
+
 # proc_log NAME: the log file of one Ironic process.
 proc_log() { echo "$(cat "$run/ironic.dir")/$1.log"; }
 
@@ -291,6 +325,7 @@ start_proc() {
   local name=$1 dir conf cmd
   dir=$(cat "$run/ironic.dir")
   conf=(--config-file "$dir/ironic.conf")
+  [ -f "$dir/agent.conf" ] && conf+=(--config-file "$dir/agent.conf")
   case $name in
     ironic) cmd=(ironic) ;;
     api) cmd=(ironic-api) ;;
@@ -360,6 +395,7 @@ start() {
   mkdir -p "$dir/httpboot" "$dir/tftpboot"
   [ "$(db_kind)" = mariadb ] && mariadb_start "$dir"
   write_conf "$dir"
+  agent_conf "$dir"
   ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1 ||
     { log "ironic-dbsync failed:"; tail -20 "$dir/dbsync.log" >&2; return 1; }
   log "config and logs in $dir"

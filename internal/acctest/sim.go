@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
 )
 
 // StartSim serves n simulated Redfish systems "sys-0".."sys-{n-1}" that
@@ -14,7 +15,21 @@ import (
 // simulator closes when the test ends, after Terraform destroyed the hosts.
 func StartSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
 	t.Helper()
-	srv = sim.New(sim.Options{})
+	return startSim(t, sim.Options{}, n, user, pass)
+}
+
+// StartAgentSim is StartSim with a simulated Ironic Python Agent on every
+// system, talking to the test Ironic: whenever a system powers on, its
+// agent looks its node up and runs the steps Ironic asks for. Hosts on it
+// use SimAgentHostDriver.
+func StartAgentSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
+	t.Helper()
+	return startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), Logf: t.Logf}}, n, user, pass)
+}
+
+func startSim(t *testing.T, opts sim.Options, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
+	t.Helper()
+	srv = sim.New(opts)
 	for i := range n {
 		p := sim.DefaultProfile(i)
 		for j := range p.NICs {
@@ -44,5 +59,22 @@ const SimHostDriver = `  driver = "fake-hardware"
     inspect    = "redfish"
     bios       = "fake"
     raid       = "fake"
+    vendor     = "fake"
+  }`
+
+// SimAgentHostDriver points Ironic at a simulator system whose agent does
+// the in-band work: deploy "direct" (cleaning, write_image, config drive
+// and bootloader through the agent), raid "agent", Redfish power,
+// management, inspection and BIOS; boot stays "fake" (the simulator boots
+// its agent itself at every power-on).
+const SimAgentHostDriver = `  driver = "fake-hardware"
+  interfaces = {
+    boot       = "fake"
+    deploy     = "direct"
+    power      = "redfish"
+    management = "redfish"
+    inspect    = "redfish"
+    bios       = "redfish"
+    raid       = "agent"
     vendor     = "fake"
   }`

@@ -1,0 +1,259 @@
+package resources_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
+)
+
+// The agent acceptance tests: hosts on simulator systems whose simulated
+// Ironic Python Agent does the in-band work (deploy "direct"), so that
+// cleaning waits for an agent, the image is downloaded and its checksum
+// checked, and the config drive reaches a host that records it.
+
+// stateRecorder watches the provision states an Ironic node goes through,
+// polling Ironic, for the length of a test.
+type stateRecorder struct {
+	mu     sync.Mutex
+	states []string
+}
+
+func recordStates(t *testing.T, sc *gophercloud.ServiceClient, name string) *stateRecorder {
+	r := &stateRecorder{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if n, err := nodes.Get(ctx, sc, name).Extract(); err == nil {
+				r.mu.Lock()
+				if len(r.states) == 0 || r.states[len(r.states)-1] != n.ProvisionState {
+					r.states = append(r.states, n.ProvisionState)
+				}
+				r.mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		t.Logf("Ironic states of %s: %s", name, strings.Join(r.seen(), " -> "))
+	})
+	return r
+}
+
+func (r *stateRecorder) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.states)
+}
+
+// passedThrough checks that the node went through want, in this order.
+func (r *stateRecorder) passedThrough(want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		seen := r.seen()
+		i := 0
+		for _, s := range seen {
+			if i < len(want) && s == want[i] {
+				i++
+			}
+		}
+		if i < len(want) {
+			return fmt.Errorf("Ironic states %v do not pass through %v in order", seen, want)
+		}
+		return nil
+	}
+}
+
+// agentRecord checks what system id's agent received.
+func agentRecord(srv *sim.Server, id string, check func(agent.Record) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		rec, err := srv.AgentRecord(id)
+		if err != nil {
+			return err
+		}
+		if err := check(rec); err != nil {
+			return fmt.Errorf("agent of %s: %w (events: %s)", id, err, strings.Join(rec.Events, "; "))
+		}
+		return nil
+	}
+}
+
+// sameJSON checks that the agent's config drive held the JSON document the
+// attribute res.attr has.
+func sameJSON(res, attr string, got func() json.RawMessage) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs := s.RootModule().Resources[res]
+		if rs == nil {
+			return fmt.Errorf("no %s in state", res)
+		}
+		var want, have any
+		if err := json.Unmarshal([]byte(rs.Primary.Attributes[attr]), &want); err != nil {
+			return fmt.Errorf("%s.%s: %w", res, attr, err)
+		}
+		if err := json.Unmarshal(got(), &have); err != nil {
+			return fmt.Errorf("config drive: %w (%q)", err, got())
+		}
+		if !reflect.DeepEqual(want, have) {
+			return fmt.Errorf("config drive holds %s, %s.%s is %s", got(), res, attr, rs.Primary.Attributes[attr])
+		}
+		return nil
+	}
+}
+
+// agentHost is a baremetal_host on simulator system sys-0 with the agent
+// driver, and data sources for its hardware and network data.
+func agentHost(name, address string) string {
+	return fmt.Sprintf(`
+resource "baremetal_host" "test" {
+  name = %[1]q
+  bmc = {
+    address  = %[2]q
+    username = "admin"
+    password = "password"
+  }
+`+acctest.SimAgentHostDriver+`
+}
+
+data "baremetal_hardware" "test" {
+  host_id = baremetal_host.test.id
+  bmc = {
+    address  = %[2]q
+    username = "admin"
+    password = "password"
+  }
+}
+
+data "baremetal_network_data" "test" {
+  host_id = baremetal_host.test.id
+  nics    = { for nic in data.baremetal_hardware.test.nics : nic.name => nic.mac if nic.name != "" }
+  links = {
+    ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]
+  }
+  networks = {
+    ipv4 = [{ id = "provisioning", link = "enp1s0", address = "192.0.2.10", prefix = 24, gateway = "192.0.2.1" }]
+  }
+  services = { dns = ["192.0.2.53"] }
+}
+`, name, address)
+}
+
+func agentDeployment(url, checksum, checksumType, extra string) string {
+	return fmt.Sprintf(`
+resource "baremetal_deployment" "test" {
+  host_id = baremetal_host.test.id
+  image = {
+    url           = %q
+    checksum      = %q
+    checksum_type = %q
+    format        = "qcow2"
+  }
+  user_data            = "#cloud-config\nhostname: ${baremetal_host.test.name}\n"
+  meta_data            = { role = "worker" }
+  network_data         = data.baremetal_network_data.test.json
+  provisioning_retries = 0
+%s
+}
+`, url, checksum, checksumType, extra)
+}
+
+// A host whose agent does the work: automated cleaning passes through
+// clean wait, the deploy through wait call-back; the agent downloads the
+// image and verifies its sha256, and its config drive holds the
+// network_data baremetal_network_data rendered and the user_data. Removing
+// the deployment cleans the host through the agent again.
+func TestAccAgent_deploy(t *testing.T) {
+	name := acctest.Name("acc-agent-dep")
+	sc := acctest.Ironic(t)
+	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
+	img := acctest.ImageServer(t)
+	states := recordStates(t, sc, name)
+	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
+	rec := func() agent.Record { r, _ := srv.AgentRecord("sys-0"); return r }
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", profiles[0].NICs[0].MAC),
+					states.passedThrough("cleaning", "clean wait", "available", "deploying", "wait call-back", "active"),
+					agentRecord(srv, "sys-0", func(r agent.Record) error {
+						if r.Image == nil || r.Image.Verdict != "match" || r.Image.Algorithm != "sha256" || r.Image.Actual != img.SHA256 || r.Image.URL != img.URL || r.Image.Bytes != img.Size {
+							return fmt.Errorf("image record %+v, want %s with sha256 %s (%d bytes)", r.Image, img.URL, img.SHA256, img.Size)
+						}
+						if r.ConfigDrive == nil || r.ConfigDrive.Error != "" || r.ConfigDrive.Label != "config-2" {
+							return fmt.Errorf("config drive %+v", r.ConfigDrive)
+						}
+						if want := "#cloud-config\nhostname: " + name + "\n"; r.ConfigDrive.UserData != want {
+							return fmt.Errorf("config drive user_data %q, want %q", r.ConfigDrive.UserData, want)
+						}
+						if !strings.Contains(string(r.ConfigDrive.MetaData), `"role":"worker"`) {
+							return fmt.Errorf("config drive meta_data %s", r.ConfigDrive.MetaData)
+						}
+						if !slices.Contains(r.CleanSteps, "deploy.erase_devices_metadata") || !slices.Contains(r.DeploySteps, "deploy.write_image") {
+							return fmt.Errorf("steps: clean %v, deploy %v", r.CleanSteps, r.DeploySteps)
+						}
+						if r.Bootloader == nil || r.InstanceBoots == 0 {
+							return fmt.Errorf("no bootloader installed (%v) or instance never booted (%d)", r.Bootloader, r.InstanceBoots)
+						}
+						return nil
+					}),
+					sameJSON("data.baremetal_network_data.test", "json", func() json.RawMessage { return rec().ConfigDrive.NetworkData }),
+					func(*terraform.State) error {
+						r := rec()
+						t.Logf("agent of %s received image %s (%s %s: %s) and config drive network_data %s, user_data %q",
+							name, r.Image.URL, r.Image.Algorithm, r.Image.Actual, r.Image.Verdict, r.ConfigDrive.NetworkData, r.ConfigDrive.UserData)
+						return nil
+					},
+					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+						if n.DeployInterface != "direct" || n.ProvisionState != "active" {
+							return fmt.Errorf("node deploy_interface %s, state %s", n.DeployInterface, n.ProvisionState)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				// (baremetal_host was read before the deployment's destroy:
+				// Ironic is the witness.)
+				Config: host,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					depNodeCheck(t, sc, name, depProvisionState("available")),
+					states.passedThrough("wait call-back", "active", "deleting", "cleaning", "clean wait", "available"),
+					agentRecord(srv, "sys-0", func(r agent.Record) error {
+						if r.ErasedMetadata < 2 {
+							return fmt.Errorf("erase_devices_metadata ran %d times, want cleaning before and after the deploy", r.ErasedMetadata)
+						}
+						return nil
+					}),
+				),
+			},
+		},
+	})
+}

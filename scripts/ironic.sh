@@ -43,6 +43,10 @@
 #                        service user "ironic" of project "service" (Default
 #                        domain) whose password is IRONIC_KEYSTONE_PASSWORD;
 #                        scripts/keystone.sh sets both
+#   IRONIC_INSPECTOR     1: also install and start Debian's ironic-inspector
+#                        (11.1) for agent inspection (inspect interface
+#                        "inspector"), on 127.0.0.1:IRONIC_INSPECTOR_PORT
+#                        (8451); `env` then prints BAREMETAL_INSPECTOR_URL
 #   IRONIC_AGENT_CALLBACK_TIMEOUT  seconds Ironic waits for an agent's
 #                        heartbeat in clean wait / wait call-back before it
 #                        fails the node (60; see agent_conf)
@@ -70,6 +74,7 @@ install() {
   command -v curl >/dev/null || want+=(curl)
   # qemu-img makes the real (tiny) qcow2 images the simulated agent deploys.
   command -v qemu-img >/dev/null || want+=(qemu-utils)
+  [ "${IRONIC_INSPECTOR:-}" = 1 ] && ! command -v ironic-inspector >/dev/null && want+=(ironic-inspector)
   command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null || want+=(ironic-api ironic-conductor)
   if [ "${IRONIC_DB:-mariadb}" = mariadb ]; then
     command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || want+=(mariadb-server)
@@ -301,6 +306,59 @@ erase_devices_priority = 0
 [agent]
 deploy_logs_local_path = $dir/deploy-logs
 CONF
+  if [ "${IRONIC_INSPECTOR:-}" = 1 ]; then
+    cat >>"$dir/agent.conf" <<CONF
+[DEFAULT]
+enabled_inspect_interfaces = fake,no-inspect,redfish,inspector
+[inspector]
+auth_type = none
+endpoint_override = $(inspector_url)
+callback_endpoint_override = $(inspector_url)/v1/continue
+status_check_period = 5
+CONF
+  fi
+}
+
+inspector_url() { echo "http://127.0.0.1:${IRONIC_INSPECTOR_PORT:-8451}"; }
+
+# inspector_start DIR: ironic-inspector (standalone: API and conductor in
+# one process) with an sqlite database in DIR, driving this rig's Ironic
+# without authentication. It keeps the processed introspection data, which
+# Ironic copies into its inventory when inspection finishes; ports it
+# already has (redfish pre-creates them) are kept.
+inspector_start() {
+  local dir=$1
+  [ "${IRONIC_INSPECTOR:-}" = 1 ] || return 0
+  cat >"$dir/inspector.conf" <<CONF
+[DEFAULT]
+auth_strategy = noauth
+listen_address = 127.0.0.1
+listen_port = ${IRONIC_INSPECTOR_PORT:-8451}
+standalone = true
+use_stderr = false
+introspection_delay = 0
+[ironic]
+auth_type = none
+endpoint_override = http://127.0.0.1:$port
+[database]
+connection = sqlite:///$dir/inspector.sqlite
+[processing]
+store_data = database
+add_ports = all
+keep_ports = all
+power_off = true
+[pxe_filter]
+driver = noop
+CONF
+  ironic-inspector-dbsync --config-file "$dir/inspector.conf" upgrade >"$dir/inspector-dbsync.log" 2>&1 ||
+    { log "ironic-inspector-dbsync failed:"; tail -20 "$dir/inspector-dbsync.log" >&2; return 1; }
+  spawn inspector "$dir/inspector.stdout.log" ironic-inspector --config-file "$dir/inspector.conf" --log-file "$dir/inspector.log"
+  for _ in $(seq 1 120); do
+    curl -fsS -m 2 "$(inspector_url)/v1" >/dev/null 2>&1 && { log "ironic-inspector is up on $(inspector_url)"; return 0; }
+    running inspector || { log "ironic-inspector exited:"; tail -20 "$dir/inspector.log" "$dir/inspector.stdout.log" >&2; return 1; }
+    sleep 0.5
+  done
+  log "timed out waiting for ironic-inspector"; return 1
 }
 
 # proc_log NAME: the log file of one Ironic process.
@@ -401,11 +459,12 @@ start() {
   log "config and logs in $dir"
   # shellcheck disable=SC2046
   launch $(procs)
+  inspector_start "$dir"
 }
 
 stop() {
   local name
-  for name in ironic api conductor-1 conductor-2; do terminate "$name"; done
+  for name in ironic api conductor-1 conductor-2 inspector; do terminate "$name"; done
   terminate mariadb
   if [ -f "$run/ironic.dir" ]; then
     [ -n "${KEEP_IRONIC_LOGS:-}" ] || rm -rf "$(cat "$run/ironic.dir")"
@@ -449,7 +508,8 @@ case "${1:-}" in
   install) install ;;
   start) start ;;
   stop) stop ;;
-  env) echo "BAREMETAL_ENDPOINT=http://127.0.0.1:$port" ;;
+  env) echo "BAREMETAL_ENDPOINT=http://127.0.0.1:$port"
+       running inspector && echo "BAREMETAL_INSPECTOR_URL=$(inspector_url)" ;;
   requests) requests ;;
   log) api_log ;;
   kill) kill_procs "${2:-}" ;;

@@ -59,17 +59,22 @@ tf=$(scripts/terraform.sh)
 scripts/lint.sh
 # The Keystone tests' rig (a Keystone with short-lived tokens and an Ironic
 # behind it, see scripts/keystone.sh) starts beside the main Ironic.
-scripts/ironic.sh install
+# The main Ironic also runs ironic-inspector, for the agent inspection tests
+# (only it: the Keystone rig's Ironic does not).
+inspector=${IRONIC_INSPECTOR:-1}
+IRONIC_INSPECTOR=$inspector scripts/ironic.sh install
 scripts/keystone.sh install
 trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/keystone.sh stop; KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
 KEYSTONE_TOKEN_EXPIRATION=${KEYSTONE_TOKEN_EXPIRATION:-20} scripts/keystone.sh start &
 keystone_rig=$!
-scripts/ironic.sh start
+IRONIC_INSPECTOR=$inspector scripts/ironic.sh start
 wait "$keystone_rig"
 set -a
 eval "$(scripts/keystone.sh env)"
+# BAREMETAL_ENDPOINT, and BAREMETAL_INSPECTOR_URL when inspector runs.
+eval "$(scripts/ironic.sh env)"
 set +a
-export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_ENDPOINT=http://127.0.0.1:${IRONIC_PORT:-6385}
+export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf"
 unset TF_ACC_TERRAFORM_VERSION
 
 rc=0

@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
@@ -20,11 +21,26 @@ func StartSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles
 
 // StartAgentSim is StartSim with a simulated Ironic Python Agent on every
 // system, talking to the test Ironic: whenever a system powers on, its
-// agent looks its node up and runs the steps Ironic asks for. Hosts on it
-// use SimAgentHostDriver.
+// agent looks its node up and runs the steps Ironic asks for, after
+// posting its inventory to ironic-inspector when the rig runs one
+// (InspectorURL). Hosts on it use SimAgentHostDriver.
 func StartAgentSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
 	t.Helper()
-	return startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), Logf: t.Logf}}, n, user, pass)
+	return startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), Logf: t.Logf}}, n, user, pass)
+}
+
+// InspectorURL is the rig's ironic-inspector (BAREMETAL_INSPECTOR_URL;
+// scripts/ironic.sh starts one with IRONIC_INSPECTOR=1), or "".
+func InspectorURL() string { return os.Getenv("BAREMETAL_INSPECTOR_URL") }
+
+// PreCheckInspector skips the test, saying why, unless the rig runs
+// ironic-inspector.
+func PreCheckInspector(t *testing.T) {
+	t.Helper()
+	PreCheck(t)
+	if InspectorURL() == "" {
+		t.Skip("agent inspection test: BAREMETAL_INSPECTOR_URL is not set (make testacc starts ironic-inspector with IRONIC_INSPECTOR=1)")
+	}
 }
 
 func startSim(t *testing.T, opts sim.Options, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {

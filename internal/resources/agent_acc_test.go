@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -255,5 +256,225 @@ func TestAccAgent_deploy(t *testing.T) {
 				),
 			},
 		},
+	})
+}
+
+// A wrong checksum: the agent downloads the image, its sha256 differs, and
+// the deploy fails with Ironic's last_error naming both sums.
+func TestAccAgent_checksumMismatch(t *testing.T) {
+	name := acctest.Name("acc-agent-sum")
+	acctest.PreCheck(t)
+	srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
+	img := acctest.ImageServer(t)
+	wrong := strings.Repeat("0", 64)
+	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: host + agentDeployment(img.URL, wrong, "sha256", ""),
+				ExpectError: words(name, `deploy failed`, `Image failed to verify against checksum`, `image checksum: `+wrong, `verification checksum: `+img.SHA256),
+			},
+			{
+				Config: host,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					agentRecord(srv, "sys-0", func(r agent.Record) error {
+						if r.Image == nil || r.Image.Verdict != "mismatch" || r.Image.Actual != img.SHA256 || r.Image.Expected != wrong {
+							return fmt.Errorf("image record %+v", r.Image)
+						}
+						if r.LogsCollected == 0 {
+							return fmt.Errorf("Ironic collected no logs from the failed deploy")
+						}
+						return nil
+					}),
+				),
+			},
+		},
+	})
+}
+
+// A custom deploy (deploy interface custom-agent) runs its step on the
+// agent, which offers it in its deploy steps.
+func TestAccAgent_customDeploy(t *testing.T) {
+	name := acctest.Name("acc-agent-cust")
+	sc := acctest.Ironic(t)
+	srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
+	states := recordStates(t, sc, name)
+	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{{
+			Config: host + `
+resource "baremetal_deployment" "test" {
+  host_id       = baremetal_host.test.id
+  custom_deploy = { method = "custom_deploy" }
+  user_data     = "#cloud-config\n"
+}
+`,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				states.passedThrough("deploying", "wait call-back", "active"),
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if n.DeployInterface != "custom-agent" {
+						return fmt.Errorf("deploy_interface %s", n.DeployInterface)
+					}
+					return nil
+				}),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					if !slices.Contains(r.DeploySteps, "deploy.custom_deploy") || slices.Contains(r.DeploySteps, "deploy.write_image") {
+						return fmt.Errorf("deploy steps on the agent: %v, want deploy.custom_deploy only", r.DeploySteps)
+					}
+					return nil
+				}),
+			),
+		}},
+	})
+}
+
+// Agent faults during a deploy: a failing image download fails it with the
+// agent's error; an agent that stops heartbeating makes Ironic's callback
+// timeout fail it.
+func TestAccAgent_faults(t *testing.T) {
+	sc := acctest.Ironic(t)
+	for _, tc := range []struct {
+		name   string
+		faults agent.Faults
+		want   []string
+	}{
+		{"download", agent.Faults{DownloadFail: true}, []string{`Deploy step deploy.write_image failed`, `Download of image disk.qcow2 failed`}},
+		{"heartbeat", agent.Faults{HeartbeatStopped: true}, []string{`Timeout reached while waiting for callback`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			name := acctest.Name("acc-agent-" + tc.name)
+			srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
+			img := acctest.ImageServer(t)
+			host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
+			resource.ParallelTest(t, resource.TestCase{
+				PreCheck:                 func() { acctest.PreCheck(t) },
+				ProtoV6ProviderFactories: acctest.ProviderFactories,
+				CheckDestroy:             noNodesNamed(t, name),
+				Steps: []resource.TestStep{
+					{Config: host},
+					{
+						// The agent is healthy again once the deploy failed,
+						// so that the deprovisioning that follows can clean.
+						PreConfig: func() {
+							srv.Agent("sys-0").SetFaults(tc.faults)
+							healOnState(t, sc, name, "deploy failed", srv.Agent("sys-0"))
+						},
+						Config:      host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
+						ExpectError: words(append([]string{name, `deploy failed`}, tc.want...)...),
+					},
+					{
+						PreConfig: func() { srv.Agent("sys-0").SetFaults(agent.Faults{}) },
+						Config:    host,
+						Check:     depNodeCheck(t, sc, name, depProvisionState("available")),
+					},
+				},
+			})
+		})
+	}
+}
+
+// words matches the phrases in order, whatever line wrapping Terraform
+// put between their words.
+func words(phrases ...string) *regexp.Regexp {
+	var parts []string
+	for _, p := range phrases {
+		var ws []string
+		for _, w := range strings.Fields(p) {
+			ws = append(ws, regexp.QuoteMeta(w))
+		}
+		parts = append(parts, strings.Join(ws, `\s+`))
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
+}
+
+// healOnState clears the agent's faults once the node named name reaches
+// state (polling Ironic), as a host whose agent recovers.
+func healOnState(t *testing.T, sc *gophercloud.ServiceClient, name, state string, a *agent.Agent) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if n, err := nodes.Get(ctx, sc, name).Extract(); err == nil && n.ProvisionState == state {
+				a.SetFaults(agent.Faults{})
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// Agent inspection: with ironic-inspector and the inspector inspect
+// interface, the host's agent posts its inventory in IPA's format at boot;
+// Ironic keeps inspector's data as the node's inventory, so
+// baremetal_hardware reads it (no BMC needed) and baremetal_network_data
+// matches NIC names as users write them (eno1).
+func TestAccAgent_inspection(t *testing.T) {
+	acctest.PreCheckInspector(t)
+	name := acctest.Name("acc-agent-insp")
+	sc := acctest.Ironic(t)
+	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
+	p := profiles[0]
+	states := recordStates(t, sc, name)
+	config := strings.Replace(agentHost(name, "redfish+"+srv.SystemURL("sys-0")), `inspect    = "redfish"`, `inspect    = "inspector"`, 1)
+	// Hardware from Ironic's inventory only: drop the data source's bmc block.
+	config = regexp.MustCompile(`(?s)(data "baremetal_hardware" "test" \{\n  host_id = baremetal_host.test.id\n)  bmc = \{.*?\n  \}\n`).ReplaceAllString(config, "$1")
+	cpus := p.CPU.Count * p.CPU.CoresPerSocket * p.CPU.ThreadsPerCore
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheckInspector(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				states.passedThrough("inspecting", "inspect wait", "manageable"),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "inventory"),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "nics.#", fmt.Sprint(len(p.NICs))),
+				resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"name": "eno1", "mac": p.NICs[0].MAC}),
+				resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"name": "eno2", "mac": p.NICs[1].MAC}),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "cpu.count", fmt.Sprint(cpus)),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "cpu.model", p.CPU.Model),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "storage.#", fmt.Sprint(len(p.Disks))),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "system_vendor.manufacturer", p.Manufacturer),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "system_vendor.serial_number", p.SerialNumber),
+				resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", p.NICs[0].MAC),
+				resource.TestMatchResourceAttr("data.baremetal_network_data.test", "json",
+					regexp.MustCompile(`"ethernet_mac_address":"`+regexp.QuoteMeta(p.NICs[0].MAC)+`"`)),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					if r.Inspection == nil || r.Inspection.Status != 200 {
+						return fmt.Errorf("inspector's answer to the inventory: %+v", r.Inspection)
+					}
+					return nil
+				}),
+				func(s *terraform.State) error {
+					a := s.RootModule().Resources["data.baremetal_hardware.test"].Primary.Attributes
+					var lines []string
+					for _, k := range []string{"source", "cpu.count", "cpu.model", "cpu.arch", "ram_mebibytes", "system_vendor.manufacturer", "system_vendor.product_name", "system_vendor.serial_number"} {
+						lines = append(lines, k+" = "+a[k])
+					}
+					for i := 0; a[fmt.Sprintf("nics.%d.name", i)] != ""; i++ {
+						lines = append(lines, fmt.Sprintf("nics.%d = %s %s ip=%s", i, a[fmt.Sprintf("nics.%d.name", i)], a[fmt.Sprintf("nics.%d.mac", i)], a[fmt.Sprintf("nics.%d.ip", i)]))
+					}
+					for i := 0; a[fmt.Sprintf("storage.%d.name", i)] != ""; i++ {
+						lines = append(lines, fmt.Sprintf("storage.%d = %s %s bytes", i, a[fmt.Sprintf("storage.%d.name", i)], a[fmt.Sprintf("storage.%d.size_bytes", i)]))
+					}
+					t.Logf("baremetal_hardware of the agent-inspected host %s:\n  %s", name, strings.Join(lines, "\n  "))
+					return nil
+				},
+			),
+		}},
 	})
 }

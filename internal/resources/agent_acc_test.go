@@ -274,7 +274,7 @@ func TestAccAgent_checksumMismatch(t *testing.T) {
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{
-				Config: host + agentDeployment(img.URL, wrong, "sha256", ""),
+				Config:      host + agentDeployment(img.URL, wrong, "sha256", ""),
 				ExpectError: words(name, `deploy failed`, `Image failed to verify against checksum`, `image checksum: `+wrong, `verification checksum: `+img.SHA256),
 			},
 			{

@@ -335,6 +335,8 @@ auth_strategy = noauth
 listen_address = 127.0.0.1
 listen_port = ${IRONIC_INSPECTOR_PORT:-8451}
 standalone = true
+# API and conductor in one process: RPC stays in it.
+transport_url = fake://
 use_stderr = false
 introspection_delay = 0
 [ironic]

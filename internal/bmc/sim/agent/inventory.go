@@ -133,7 +133,11 @@ func (a *Agent) inspect(ctx context.Context) error {
 		rec.Status, rec.Answer = resp.StatusCode, strings.TrimSpace(string(answer))
 	}
 	a.mu.Lock()
-	a.rec.Inspection = rec
+	if err == nil && rec.Status < 300 {
+		a.rec.Inspection = rec
+	} else {
+		a.rec.InspectionRejected++
+	}
 	a.rec.event("posted the inventory to inspector: HTTP %d %s", rec.Status, rec.Answer)
 	a.mu.Unlock()
 	if err != nil {

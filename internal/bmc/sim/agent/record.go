@@ -37,10 +37,12 @@ type Record struct {
 	// ErasedMetadata counts erase_devices_metadata runs.
 	ErasedMetadata int `json:"erased_metadata"`
 	LogsCollected  int `json:"logs_collected"`
-	// Inspection is the last inventory posted to ironic-inspector and its
-	// answer.
-	Inspection *InspectionRecord `json:"inspection,omitempty"`
-	Events     []string          `json:"events"`
+	// Inspection is inspector's answer to the last inventory it accepted
+	// (it accepts one only while it inspects the node); InspectionRejected
+	// counts the boots whose post it refused or that could not reach it.
+	Inspection         *InspectionRecord `json:"inspection,omitempty"`
+	InspectionRejected int               `json:"inspection_rejected"`
+	Events             []string          `json:"events"`
 }
 
 // ImageRecord is the last image write_image was asked for.

@@ -511,7 +511,7 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   env) echo "BAREMETAL_ENDPOINT=http://127.0.0.1:$port"
-       running inspector && echo "BAREMETAL_INSPECTOR_URL=$(inspector_url)" ;;
+       if running inspector; then echo "BAREMETAL_INSPECTOR_URL=$(inspector_url)"; fi ;;
   requests) requests ;;
   log) api_log ;;
   kill) kill_procs "${2:-}" ;;

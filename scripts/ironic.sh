@@ -12,10 +12,11 @@
 #   scripts/ironic.sh kill [PROC]   SIGKILL Ironic's processes (all of them, or
 #                               one: ironic, api, conductor-1, conductor-2),
 #                               leaving the database as it is (fault tests)
-#   scripts/ironic.sh resume    start whichever Ironic processes are not
-#                               running, on the same database; wait until
-#                               their conductors have started
+#   scripts/ironic.sh resume [PROC]  start whichever Ironic processes (or
+#                               the one named) are not running, on the same
+#                               database; wait until their conductors started
 #   scripts/ironic.sh sql STATEMENT  run SQL on the rig's database
+#   scripts/ironic.sh topology  print the running rig's topology (single, split)
 #   scripts/ironic.sh seed-inventory NODE INVENTORY_JSON [PLUGIN_DATA_JSON]
 #                               store an inspection inventory for a node (UUID
 #                               or name) as inspection would, so that
@@ -261,6 +262,8 @@ sync_power_state_interval = 10
 heartbeat_interval = 3
 heartbeat_timeout = 12
 check_provision_state_interval = 10
+# A BMC whose power never changes fails within seconds, not a minute.
+power_state_change_timeout = 20
 [json_rpc]
 auth_strategy = noauth
 port = ${IRONIC_JSON_RPC_PORT:-8089}
@@ -517,8 +520,9 @@ case "${1:-}" in
   kill) kill_procs "${2:-}" ;;
   resume)
     # shellcheck disable=SC2046
-    launch $(procs) ;;
+    launch ${2:-$(procs)} ;;
   sql) shift; sql "$@" ;;
+  topology) topology ;;
   seed-inventory) shift; seed_inventory "$@" ;;
-  *) echo "usage: $0 install|start|stop|env|requests|log|kill|resume|sql|seed-inventory" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|requests|log|kill|resume|sql|topology|seed-inventory" >&2; exit 2 ;;
 esac

@@ -3,7 +3,8 @@
 # (installed from Debian's packages and started on loopback) and a Terraform
 # CLI built from source. Everything it needs it installs itself.
 #
-#   scripts/test.sh            unit + acceptance
+#   scripts/test.sh            unit + acceptance, then the fault suite
+#                              (scripts/faults.sh)
 #   scripts/test.sh unit       unit tests only (no Ironic, no Terraform:
 #                              real-Ironic and acceptance tests skip)
 #   scripts/test.sh acc        acceptance tests only
@@ -77,11 +78,20 @@ set +a
 export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf"
 unset TF_ACC_TERRAFORM_VERSION
 
+# The fault suite kills its rig: it runs after the others, on a rig of its
+# own (scripts/faults.sh), never beside them.
+pkgs=$(go list ./... | grep -v '/internal/faults$')
 rc=0
 if [ "$mode" = acc ]; then
-  run_tests -run 'Acc' ./... || rc=$?
+  # shellcheck disable=SC2086
+  run_tests -run 'Acc' $pkgs || rc=$?
 else
-  run_tests ./... || rc=$?
+  # shellcheck disable=SC2086
+  run_tests $pkgs || rc=$?
 fi
 echo "ironic requests served: $(scripts/ironic.sh requests) (keystone-auth Ironic: $(scripts/keystone.sh requests))"
+if [ "$mode" = all ]; then
+  KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop
+  scripts/faults.sh || rc=1
+fi
 exit "$rc"

@@ -1,0 +1,285 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+)
+
+var (
+	root, _     = filepath.Abs(filepath.Join("..", ".."))
+	providerDir string // holds the provider binary the CLI runs
+	tfrc        string // a CLI configuration with dev_overrides to it
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("BAREMETAL_FAULTS") == "" || os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		// The tests skip, saying why; nothing to build.
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "faults-provider")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	providerDir = dir
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-baremetal"), ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build the provider: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	tfrc = filepath.Join(dir, "dev.tfrc")
+	_ = os.WriteFile(tfrc, []byte(fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    "registry.terraform.io/baremetal-tf/baremetal" = %q
+  }
+  direct {}
+}
+`, dir)), 0o600)
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// preCheck skips unless the fault suite was asked for: its tests kill the
+// rig, so they never run beside the other acceptance tests.
+func preCheck(t *testing.T) *gophercloud.ServiceClient {
+	t.Helper()
+	if os.Getenv("BAREMETAL_FAULTS") == "" {
+		t.Skip("fault test: it kills and restarts the Ironic rig; run it with make test-faults (BAREMETAL_FAULTS=1)")
+	}
+	return acctest.Ironic(t)
+}
+
+// rig runs scripts/ironic.sh with args on the rig of IRONIC_PORT.
+func rig(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(root, "scripts", "ironic.sh"), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("scripts/ironic.sh %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errb.String())
+	}
+	t.Logf("scripts/ironic.sh %s: %s", strings.Join(args, " "), strings.TrimSpace(errb.String()))
+	return strings.TrimSpace(out.String())
+}
+
+// workspace is a Terraform working directory with one configuration.
+type workspace struct {
+	t   *testing.T
+	dir string
+	env []string
+}
+
+func newWorkspace(t *testing.T, config string, env ...string) *workspace {
+	t.Helper()
+	dir := t.TempDir()
+	config = `terraform {
+  required_providers {
+    baremetal = { source = "baremetal-tf/baremetal" }
+  }
+}
+` + config
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := &workspace{t: t, dir: dir}
+	w.env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+tfrc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
+		"TF_LOG_PROVIDER=INFO", "TF_LOG_PATH="+filepath.Join(dir, "terraform.log"),
+		"BAREMETAL_ENDPOINT="+acctest.Endpoint())
+	w.env = append(w.env, env...)
+	return w
+}
+
+func (w *workspace) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), append([]string{"-chdir=" + w.dir}, args...)...)
+	cmd.Env = w.env
+	// Its own process group: a SIGKILL reaches Terraform and the provider.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// run runs terraform ARGS to the end and returns its output and error.
+func (w *workspace) run(args ...string) (string, time.Duration, error) {
+	start := time.Now()
+	out, err := w.command(args...).CombinedOutput()
+	return string(out), time.Since(start), err
+}
+
+func (w *workspace) apply() (string, time.Duration, error) {
+	return w.run("apply", "-auto-approve", "-input=false", "-no-color")
+}
+
+// mustApply applies and fails the test on an error.
+func (w *workspace) mustApply(what string) time.Duration {
+	w.t.Helper()
+	out, d, err := w.apply()
+	if err != nil {
+		w.t.Fatalf("%s: terraform apply: %v\n%s", what, err, tail(out, 60))
+	}
+	return d
+}
+
+// destroy removes what the workspace created and fails on an error.
+func (w *workspace) destroy() {
+	w.t.Helper()
+	out, _, err := w.run("destroy", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		w.t.Fatalf("terraform destroy: %v\n%s", err, tail(out, 60))
+	}
+}
+
+// planEmpty checks that a plan after the apply shows no changes.
+func (w *workspace) planEmpty() {
+	w.t.Helper()
+	out, _, err := w.run("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	if err != nil {
+		w.t.Fatalf("plan after apply is not empty (%v):\n%s", err, tail(out, 60))
+	}
+}
+
+// log returns the provider's INFO log so far.
+func (w *workspace) log() string {
+	b, _ := os.ReadFile(filepath.Join(w.dir, "terraform.log"))
+	return string(b)
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// errorsIn returns the "Error:" paragraphs of terraform's output, one line
+// each.
+func errorsIn(out string) []string {
+	var errs []string
+	for _, p := range strings.Split(out, "\nError: ")[1:] {
+		p = strings.SplitN(p, "\n\n\n", 2)[0]
+		errs = append(errs, strings.Join(strings.Fields(p), " "))
+	}
+	return errs
+}
+
+// fleet lists the nodes whose names start with prefix, by name.
+func fleet(t *testing.T, sc *gophercloud.ServiceClient, prefix string) map[string][]nodes.Node {
+	t.Helper()
+	var all []nodes.Node
+	for attempt := 0; ; attempt++ {
+		pages, err := nodes.List(sc, nodes.ListOpts{Fields: []string{"uuid", "name", "provision_state", "reservation", "last_error"}}).AllPages(context.Background())
+		if err == nil {
+			all, err = nodes.ExtractNodes(pages)
+		}
+		if err == nil {
+			break
+		}
+		if attempt == 30 {
+			t.Fatalf("list nodes: %v", err)
+		}
+		time.Sleep(time.Second) // Ironic is restarting: poll it
+	}
+	out := map[string][]nodes.Node{}
+	for _, n := range all {
+		if strings.HasPrefix(n.Name, prefix) {
+			out[n.Name] = append(out[n.Name], n)
+		}
+	}
+	return out
+}
+
+// expectFleet checks that exactly the names exist, once each, in state
+// (any state when state is "").
+func expectFleet(t *testing.T, sc *gophercloud.ServiceClient, prefix string, names []string, state string) {
+	t.Helper()
+	got := fleet(t, sc, prefix)
+	var errs []string
+	for _, name := range names {
+		ns := got[name]
+		switch {
+		case len(ns) == 0:
+			errs = append(errs, name+" lost")
+		case len(ns) > 1:
+			errs = append(errs, fmt.Sprintf("%s duplicated (%d nodes)", name, len(ns)))
+		case state != "" && ns[0].ProvisionState != state:
+			errs = append(errs, fmt.Sprintf("%s in %q, want %q (last_error %q)", name, ns[0].ProvisionState, state, ns[0].LastError))
+		}
+		delete(got, name)
+	}
+	for name := range got {
+		errs = append(errs, name+" is a node nobody asked for")
+	}
+	if len(errs) > 0 {
+		t.Fatalf("nodes with prefix %s: %s", prefix, strings.Join(errs, "; "))
+	}
+}
+
+// waitFor polls cond (an external process's state) every 200 ms until it
+// holds or d passes.
+func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(200 * time.Millisecond) // polling Ironic, not synchronising goroutines
+	}
+}
+
+// fakeHosts is a configuration of n fake-hardware hosts named prefix-i.
+func fakeHosts(prefix string, n int) (string, []string) {
+	var b strings.Builder
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("%s-%d", prefix, i)
+		names = append(names, name)
+		fmt.Fprintf(&b, `
+resource "baremetal_host" "h%d" {
+  name        = %q
+  driver      = "fake-hardware"
+  driver_info = { fake_note = "fault suite" }
+  online      = true
+}
+`, i, name)
+	}
+	return b.String(), names
+}
+
+// row is one line of the fault table.
+type row struct {
+	Fault, Happened, Took, Lost string
+}
+
+// record appends r to .tools/faults.txt and the test log.
+func record(t *testing.T, r row) {
+	t.Helper()
+	line := fmt.Sprintf("| %s | %s | %s | %s |\n", r.Fault, r.Happened, r.Took, r.Lost)
+	t.Log(line)
+	_ = os.MkdirAll(filepath.Join(root, ".tools"), 0o755)
+	f, err := os.OpenFile(filepath.Join(root, ".tools", "faults.txt"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, _ = f.WriteString(line)
+}
+
+var hostErrorRE = regexp.MustCompile(`host "([^"]+)"`)
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.0f s", d.Seconds()) }

@@ -23,7 +23,7 @@ func TestFaultSplitConductorKilled(t *testing.T) {
 	}
 	prefix := acctest.Name("flt-split")
 	config, names := fakeHosts(prefix, 10)
-	const limit = 40 * time.Second
+	const limit = 25 * time.Second
 	w := newWorkspace(t, config, "BAREMETAL_STALL_TIMEOUT="+limit.String())
 	defer w.destroy()
 

@@ -92,7 +92,8 @@ func WithStallTimeout(d time.Duration, now func() time.Time) Option {
 
 // NewProvisioner returns a Provisioner using sc (whose Microversion should
 // be negotiated, 1.82 on Ironic 21.4) and w, the provider's shared watcher
-// (nil: no nudging).
+// (nil: no nudging). sc should come from clients.Connect: its transport
+// retries busy nodes and clears the pass memo on every write.
 func NewProvisioner(sc *gophercloud.ServiceClient, w *Watcher, opts ...Option) *Provisioner {
 	p := &Provisioner{
 		sc:       sc,
@@ -243,9 +244,6 @@ func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident stri
 	return &cp, nil
 }
 
-// wrote forgets what this pass read: call it after every write to Ironic.
-func wrote(ctx context.Context) { lifecycle.Memo(ctx).Clear() }
-
 // lookup finds the host's node by Status.ID, then Spec.Name. (nil, nil)
 // when neither exists.
 func (p *Provisioner) lookup(ctx context.Context, h *lifecycle.Host) (*nodes.Node, error) {
@@ -334,10 +332,8 @@ func (p *Provisioner) setMaintenance(ctx context.Context, h *lifecycle.Host, nod
 	if on {
 		verb = "maintenance on"
 		err = nodes.SetMaintenance(ctx, p.sc, node.UUID, nodes.MaintenanceOpts{Reason: reason}).ExtractErr()
-		wrote(ctx)
 	} else {
 		err = nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
-		wrote(ctx)
 	}
 	switch {
 	case err == nil:
@@ -364,7 +360,6 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 	if node.Maintenance {
 		logInfo(ctx, "clearing maintenance before a provision state change", h, node, verb)
 		err := nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
-		wrote(ctx)
 		if isConflict(err) {
 			return p.continuing(verb, ps, p.fastPoll), false, nil
 		}
@@ -375,7 +370,6 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 	}
 	logInfo(ctx, "changing provision state", h, node, verb)
 	err = nodes.ChangeProvisionState(ctx, p.sc, node.UUID, opts).ExtractErr()
-	wrote(ctx)
 	switch {
 	case err == nil:
 		p.nudge()
@@ -405,7 +399,6 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 	f["paths"] = strings.Join(paths, ",")
 	tflog.Debug(ctx, "updating node", f)
 	n, err := nodes.Update(ctx, p.sc, node.UUID, patch).Extract()
-	wrote(ctx)
 	switch {
 	case err == nil:
 		return n, lifecycle.Result{}, true, nil

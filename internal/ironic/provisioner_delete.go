@@ -50,7 +50,6 @@ func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.
 	}
 	logInfo(ctx, "deleting node", h, node, "delete")
 	err = nodes.Delete(ctx, p.sc, node.UUID).ExtractErr()
-	wrote(ctx)
 	switch {
 	case err == nil, isNotFound(err):
 		p.nudge()

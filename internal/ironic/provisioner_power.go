@@ -29,7 +29,6 @@ func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *
 	}
 	logInfo(ctx, "changing power state", h, node, verb)
 	err := nodes.ChangePowerState(ctx, p.sc, node.UUID, opts).ExtractErr()
-	wrote(ctx)
 	switch {
 	case err == nil:
 		p.nudge()

@@ -193,7 +193,6 @@ func (p *Provisioner) createNode(ctx context.Context, h *lifecycle.Host) (*nodes
 	}
 	tflog.Info(ctx, "creating node", map[string]any{"host": h.Spec.Name, "driver": h.Spec.BMC.Driver})
 	n, err := nodes.Create(ctx, p.sc, body).Extract()
-	wrote(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("create node %q: %s", h.Spec.Name, ironicError(err))
 	}
@@ -333,7 +332,6 @@ func (p *Provisioner) setTraits(ctx context.Context, h *lifecycle.Host, node *no
 	}
 	url := p.sc.ServiceURL("nodes", node.UUID, "traits")
 	resp, err := p.sc.Put(ctx, url, map[string]any{"traits": want}, nil, &gophercloud.RequestOpts{OkCodes: []int{204}})
-	wrote(ctx)
 	if resp != nil && resp.Body != nil {
 		_ = resp.Body.Close()
 	}
@@ -375,7 +373,6 @@ func (p *Provisioner) ensureBootPort(ctx context.Context, h *lifecycle.Host, nod
 	}
 	pxe := true
 	_, err = ports.Create(ctx, p.sc, ports.CreateOpts{NodeUUID: node.UUID, Address: mac, PXEEnabled: &pxe}).Extract()
-	wrote(ctx)
 	switch {
 	case err == nil:
 		logInfo(ctx, "created boot MAC port", h, node, "create port")

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
 )
@@ -53,12 +53,14 @@ func realIronic(t *testing.T) (*gophercloud.ServiceClient, *Watcher) {
 		if rigErr = testenv.WaitForIronic(ep, time.Minute); rigErr != nil {
 			return
 		}
-		sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: ep + "/v1"})
+		// Through clients.Connect, as the provider: its transport retries
+		// busy nodes and clears the pass memo on writes.
+		conn, err := clients.Connect(context.Background(), clients.Config{Endpoint: ep, Microversion: "1.82"})
 		if err != nil {
 			rigErr = err
 			return
 		}
-		sc.Microversion = "1.82"
+		sc := conn.Client
 		rigSC = sc
 		rigWatch = NewWatcher(sc, WatcherOptions{})
 	})

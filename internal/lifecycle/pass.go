@@ -7,8 +7,9 @@ import (
 
 // PassMemo holds what a provisioner read during one reconcile pass, so that
 // a pass does not read the same thing twice (BMO's Register and the state's
-// action both read the node). Step starts every pass with an empty one; a
-// provisioner must Clear it after anything it writes.
+// action both read the node). Step starts every pass with an empty one; the
+// Ironic transport (internal/ironic/clients) clears it after every request
+// that is not a GET, so no call site has to remember to.
 type PassMemo struct {
 	mu sync.Mutex
 	m  map[string]any

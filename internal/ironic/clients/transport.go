@@ -1,6 +1,7 @@
 package clients
 
 import (
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
 
 	"bytes"
@@ -347,6 +348,12 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := &attemptState{method: req.Method, path: req.URL.Path, maxAttempts: t.maxAttempts}
 	rreq = rreq.WithContext(context.WithValue(req.Context(), attemptStateKey{}, st))
 	resp, err := t.client.Do(rreq)
+	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+		// Anything but a read may have changed what this reconcile pass
+		// read: forget it, here, for every write (also a failed one, which
+		// may have half happened), instead of at each call site.
+		lifecycle.Memo(req.Context()).Clear()
+	}
 	if err != nil {
 		return resp, err
 	}

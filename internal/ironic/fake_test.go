@@ -1,0 +1,84 @@
+package ironic
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// onFake returns a Provisioner talking to a fake Ironic through the real
+// client stack (clients.Connect: microversion negotiation, the retrying
+// transport, memo invalidation), with fast retries and no jitter.
+func onFake(t *testing.T, opts ...Option) (*Provisioner, *ironictest.Server) {
+	t.Helper()
+	srv := ironictest.New(t)
+	conn, err := clients.Connect(context.Background(), clients.Config{
+		Endpoint: srv.URL, MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("connect to the fake Ironic: %v", err)
+	}
+	srv.ResetRequests()
+	return NewProvisioner(conn.Client, nil, append([]Option{WithJitter(0, nil)}, opts...)...), srv
+}
+
+// fakeSpecHost is a host on the fake's fake-hardware driver.
+func fakeSpecHost(name string) *lifecycle.Host {
+	return &lifecycle.Host{Spec: lifecycle.HostSpec{
+		Name: name,
+		BMC: lifecycle.BMCAccess{
+			Address: "fake://", Driver: "fake-hardware", Interfaces: fakeInterfaces(),
+			DriverInfo: map[string]any{"password": "s3cret"}, CredentialsVersion: "v1",
+		},
+		BootMode:              lifecycle.BootModeUEFI,
+		AutomatedCleaningMode: lifecycle.CleaningMetadata,
+		Traits:                []string{"CUSTOM_TEST"},
+		ResourceClass:         "baremetal",
+	}}
+}
+
+// until calls f until its result is no longer Dirty (the fake settles a
+// node when it is read, so no waiting is needed) and returns the last one.
+func until(t *testing.T, what string, f func() (lifecycle.Result, error)) lifecycle.Result {
+	t.Helper()
+	for range 20 {
+		res, err := f()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !res.Dirty {
+			return res
+		}
+	}
+	t.Fatalf("%s: still dirty after 20 calls", what)
+	return lifecycle.Result{}
+}
+
+// registered registers h on the fake and returns it in manageable.
+func registered(t *testing.T, p *Provisioner, h *lifecycle.Host) {
+	t.Helper()
+	ctx := context.Background()
+	changed := h.Status.ID == "" // credentials are pushed once, as the state machine does
+	res := until(t, "register", func() (lifecycle.Result, error) {
+		res, id, err := p.Register(ctx, h, changed, false)
+		changed = false
+		if id != "" {
+			h.Status.ID = id
+		}
+		return res, err
+	})
+	if res.ErrorMessage != "" {
+		t.Fatalf("register: %s", res.ErrorMessage)
+	}
+}
+
+// nodeIn adds a node for h to the fake in the given provision state.
+func nodeIn(srv *ironictest.Server, h *lifecycle.Host, state, lastError string) string {
+	id := srv.AddNode(nodesNode(h.Spec.Name, state, lastError))
+	h.Status.ID = id
+	return id
+}

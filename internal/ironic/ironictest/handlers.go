@@ -1,0 +1,614 @@
+package ironictest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/allocations"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
+)
+
+func (s *Server) routes() {
+	root := func(w http.ResponseWriter, r *http.Request) {
+		WriteJSON(w, http.StatusOK, map[string]any{
+			"id":      "v1",
+			"version": map[string]any{"id": "v1", "version": s.MaxMicroversion, "min_version": s.MinMicroversion, "status": "CURRENT"},
+		})
+	}
+	s.mux.HandleFunc("GET /{$}", root)
+	s.mux.HandleFunc("GET /v1", root)
+	s.mux.HandleFunc("GET /v1/{$}", root)
+	s.mux.HandleFunc("GET /v1/conductors", func(w http.ResponseWriter, r *http.Request) {
+		WriteJSON(w, http.StatusOK, map[string]any{"conductors": []any{map[string]any{"hostname": "fake-conductor", "alive": true}}})
+	})
+	s.mux.HandleFunc("GET /v1/drivers", func(w http.ResponseWriter, r *http.Request) {
+		WriteJSON(w, http.StatusOK, map[string]any{"drivers": []any{map[string]any{"name": "fake-hardware"}, map[string]any{"name": "redfish"}, map[string]any{"name": "ipmi"}}})
+	})
+
+	s.mux.HandleFunc("POST /v1/nodes", s.createNode)
+	s.mux.HandleFunc("GET /v1/nodes", s.listNodes)
+	s.mux.HandleFunc("GET /v1/nodes/detail", s.listNodes)
+	s.mux.HandleFunc("GET /v1/nodes/{id}", s.withNode(s.getNode))
+	s.mux.HandleFunc("PATCH /v1/nodes/{id}", s.withNode(s.patchNode))
+	s.mux.HandleFunc("DELETE /v1/nodes/{id}", s.withNode(s.deleteNode))
+	s.mux.HandleFunc("PUT /v1/nodes/{id}/states/provision", s.withNode(s.provision))
+	s.mux.HandleFunc("PUT /v1/nodes/{id}/states/power", s.withNode(s.power))
+	s.mux.HandleFunc("PUT /v1/nodes/{id}/maintenance", s.withNode(s.maintenance(true)))
+	s.mux.HandleFunc("DELETE /v1/nodes/{id}/maintenance", s.withNode(s.maintenance(false)))
+	s.mux.HandleFunc("PUT /v1/nodes/{id}/traits", s.withNode(s.traits))
+	s.mux.HandleFunc("GET /v1/nodes/{id}/validate", s.withNode(s.validateNode))
+	s.mux.HandleFunc("GET /v1/nodes/{id}/inventory", s.withNode(s.getInventory))
+	s.mux.HandleFunc("GET /v1/nodes/{id}/bios", s.withNode(func(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+		WriteJSON(w, http.StatusOK, map[string]any{"bios": s.bios[n.UUID]})
+	}))
+
+	s.mux.HandleFunc("POST /v1/ports", s.createPort)
+	s.mux.HandleFunc("GET /v1/ports", s.listPorts)
+	s.mux.HandleFunc("GET /v1/ports/detail", s.listPorts)
+
+	s.mux.HandleFunc("POST /v1/allocations", s.createAllocation)
+	s.mux.HandleFunc("GET /v1/allocations", s.listAllocations)
+	s.mux.HandleFunc("GET /v1/allocations/{id}", s.getAllocation)
+	s.mux.HandleFunc("DELETE /v1/allocations/{id}", s.deleteAllocation)
+}
+
+// withNode resolves {id} (UUID or name) or answers 404 as Ironic does.
+func (s *Server) withNode(h func(http.ResponseWriter, *http.Request, *nodes.Node)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		n := s.NodeByIdent(id)
+		if n == nil {
+			WriteError(w, http.StatusNotFound, fmt.Sprintf("Node %s could not be found.", id))
+			return
+		}
+		h(w, r, n)
+	}
+}
+
+// view is the node as the API shows it: settled if Settle is on, with
+// passwords masked (Ironic never returns them).
+func (s *Server) view(n *nodes.Node) nodes.Node {
+	if s.Settle {
+		s.complete(n)
+	}
+	v := *n
+	if n.DriverInfo != nil {
+		v.DriverInfo = map[string]any{}
+		for k, val := range n.DriverInfo {
+			if strings.Contains(k, "password") {
+				val = "******"
+			}
+			v.DriverInfo[k] = val
+		}
+	}
+	return v
+}
+
+func (s *Server) getNode(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	WriteJSON(w, http.StatusOK, s.view(n))
+}
+
+func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var out []nodes.Node
+	for _, n := range s.nodes {
+		if v := q.Get("provision_state"); v != "" && n.ProvisionState != v {
+			continue
+		}
+		if v := q.Get("resource_class"); v != "" && n.ResourceClass != v {
+			continue
+		}
+		if v := q.Get("maintenance"); v != "" && fmt.Sprint(n.Maintenance) != v {
+			continue
+		}
+		out = append(out, s.view(n))
+	}
+	slices.SortFunc(out, func(a, b nodes.Node) int { return strings.Compare(a.UUID, b.UUID) })
+	WriteJSON(w, http.StatusOK, map[string]any{"nodes": out})
+}
+
+func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
+	var n nodes.Node
+	if !decode(w, r, &n) {
+		return
+	}
+	if n.Driver == "" {
+		WriteError(w, http.StatusBadRequest, "Invalid input for field/attribute driver. Mandatory field missing.")
+		return
+	}
+	if n.Name != "" && s.NodeByIdent(n.Name) != nil {
+		WriteError(w, http.StatusConflict, fmt.Sprintf("A node with name %s already exists.", n.Name))
+		return
+	}
+	n.ProvisionState, n.PowerState = "enroll", "power off"
+	if n.Properties == nil {
+		n.Properties = map[string]any{}
+	}
+	if n.Extra == nil {
+		n.Extra = map[string]any{}
+	}
+	n.UUID = s.newUUID()
+	n.CreatedAt = s.now()
+	s.nodes[n.UUID] = &n
+	WriteJSON(w, http.StatusCreated, s.view(&n))
+}
+
+func (s *Server) locked(w http.ResponseWriter, n *nodes.Node) bool {
+	if n.Reservation == "" {
+		return false
+	}
+	WriteError(w, http.StatusConflict, fmt.Sprintf("Node %s is locked by host %s, please retry after the current operation is completed.", n.UUID, n.Reservation))
+	return true
+}
+
+func (s *Server) patchNode(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	if s.locked(w, n) {
+		return
+	}
+	var ops []struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	if !decode(w, r, &ops) {
+		return
+	}
+	raw, _ := json.Marshal(n)
+	var doc map[string]any
+	_ = json.Unmarshal(raw, &doc)
+	for _, op := range ops {
+		if err := applyPatch(doc, op.Op, op.Path, op.Value); err != nil {
+			WriteError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	raw, _ = json.Marshal(doc)
+	var updated nodes.Node
+	if err := json.Unmarshal(raw, &updated); err != nil {
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	updated.UpdatedAt = s.now()
+	*n = updated
+	WriteJSON(w, http.StatusOK, s.view(n))
+}
+
+// applyPatch applies one JSON patch operation (add, replace, remove) to doc.
+func applyPatch(doc map[string]any, op, path string, value any) error {
+	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	for i, p := range parts {
+		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+	}
+	m := doc
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := m[p].(map[string]any)
+		if !ok {
+			if op == "remove" {
+				return fmt.Errorf("can't remove non-existent object '%s'", p)
+			}
+			next = map[string]any{}
+			m[p] = next
+		}
+		m = next
+	}
+	last := parts[len(parts)-1]
+	switch op {
+	case "add", "replace":
+		m[last] = value
+	case "remove":
+		if _, ok := m[last]; !ok {
+			return fmt.Errorf("can't remove non-existent object '%s'", last)
+		}
+		delete(m, last)
+	default:
+		return fmt.Errorf("unsupported patch operation %q", op)
+	}
+	return nil
+}
+
+// deleteAllowed are the provision states in which Ironic deletes a node
+// that is not in maintenance.
+var deleteAllowed = map[string]bool{"enroll": true, "manageable": true, "available": true, "adopt failed": true}
+
+func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	if s.locked(w, n) {
+		return
+	}
+	if !deleteAllowed[n.ProvisionState] && !n.Maintenance {
+		WriteError(w, http.StatusConflict, fmt.Sprintf("Can not delete node %s while it is in provision state \"%s\". Valid provision states to start deletion are: ['available', 'enroll', 'manageable', 'adopt failed'], or set the node into maintenance mode", n.UUID, n.ProvisionState))
+		return
+	}
+	if n.InstanceUUID != "" && !n.Maintenance {
+		WriteError(w, http.StatusConflict, fmt.Sprintf("Node %s is associated with instance %s.", n.UUID, n.InstanceUUID))
+		return
+	}
+	for id, p := range s.ports {
+		if p.NodeUUID == n.UUID {
+			delete(s.ports, id)
+		}
+	}
+	delete(s.nodes, n.UUID)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) maintenance(on bool) func(http.ResponseWriter, *http.Request, *nodes.Node) {
+	return func(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+		var body struct {
+			Reason string `json:"reason"`
+		}
+		if on && r.ContentLength != 0 && !decode(w, r, &body) {
+			return
+		}
+		n.Maintenance, n.MaintenanceReason = on, body.Reason
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+func (s *Server) traits(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	if s.locked(w, n) {
+		return
+	}
+	var body struct {
+		Traits []string `json:"traits"`
+	}
+	if !decode(w, r, &body) {
+		return
+	}
+	n.Traits = body.Traits
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) validateNode(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	out := map[string]any{}
+	for _, iface := range []string{"boot", "console", "deploy", "inspect", "management", "network", "power", "raid", "rescue", "storage"} {
+		if reason, bad := s.validate[n.UUID][iface]; bad {
+			out[iface] = map[string]any{"result": false, "reason": reason}
+		} else {
+			out[iface] = map[string]any{"result": true}
+		}
+	}
+	WriteJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) getInventory(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	if !s.requireMicroversion(w, r, "1.81") {
+		return
+	}
+	inv, ok := s.inventory[n.UUID]
+	if !ok {
+		WriteError(w, http.StatusNotFound, fmt.Sprintf("Inventory for node %s could not be found.", n.UUID))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(inv)
+}
+
+// ---------------------------------------------------------------------------
+// Provision states
+
+// transition is what a verb does from one state: the working state it
+// enters (target_provision_state set), where it ends, and where it ends
+// on failure. A transition with working == end is synchronous.
+type transition struct{ working, target, end, fail string }
+
+func transitionFor(state, verb string) (transition, bool) {
+	sync := func(end string) transition { return transition{working: end, end: end} }
+	switch verb {
+	case "manage":
+		switch state {
+		case "enroll":
+			return transition{"verifying", "manageable", "manageable", "enroll"}, true
+		case "available", "inspect failed", "clean failed", "manageable":
+			return sync("manageable"), true
+		}
+	case "inspect":
+		if state == "manageable" || state == "inspect failed" {
+			return transition{"inspecting", "manageable", "manageable", "inspect failed"}, true
+		}
+	case "clean":
+		if state == "manageable" {
+			return transition{"cleaning", "manageable", "manageable", "clean failed"}, true
+		}
+	case "provide":
+		if state == "manageable" {
+			return transition{"cleaning", "available", "available", "clean failed"}, true
+		}
+	case "active", "rebuild":
+		if state == "available" || state == "deploy failed" || (verb == "rebuild" && state == "active") {
+			return transition{"deploying", "active", "active", "deploy failed"}, true
+		}
+	case "deleted":
+		switch state {
+		case "active", "deploy failed", "error", "wait call-back":
+			return transition{"deleting", "available", "available", "error"}, true
+		}
+	case "adopt":
+		if state == "manageable" || state == "adopt failed" {
+			return transition{"adopting", "active", "active", "adopt failed"}, true
+		}
+	case "abort":
+		switch state {
+		case "inspect wait":
+			return sync("inspect failed"), true
+		case "clean wait":
+			return sync("clean failed"), true
+		case "wait call-back":
+			return sync("deploy failed"), true
+		}
+	}
+	return transition{}, false
+}
+
+// pending remembers what the node's running operation ends in.
+type pending struct{ end, fail string }
+
+func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	if s.locked(w, n) {
+		return
+	}
+	var body struct {
+		Target      string           `json:"target"`
+		CleanSteps  []map[string]any `json:"clean_steps"`
+		ConfigDrive any              `json:"configdrive"`
+	}
+	if !decode(w, r, &body) {
+		return
+	}
+	if n.TargetProvisionState != "" {
+		WriteError(w, http.StatusConflict, fmt.Sprintf("Node %s is locked by host fake-conductor, please retry after the current operation is completed.", n.UUID))
+		return
+	}
+	tr, ok := transitionFor(n.ProvisionState, body.Target)
+	if !ok {
+		WriteError(w, http.StatusBadRequest, fmt.Sprintf("The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".", body.Target, n.UUID, n.ProvisionState))
+		return
+	}
+	if body.Target == "clean" && len(body.CleanSteps) == 0 {
+		WriteError(w, http.StatusBadRequest, "clean_steps is required when setting target provision state to clean")
+		return
+	}
+	n.LastError = ""
+	n.ProvisionState = tr.working
+	n.ProvisionUpdatedAt = s.now()
+	if tr.working != tr.end {
+		n.TargetProvisionState = tr.target
+		s.pending[n.UUID] = pending{end: tr.end, fail: tr.fail}
+		s.pendingVerb[n.UUID] = body.Target
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// complete finishes the node's running provision or power operation.
+func (s *Server) complete(n *nodes.Node) {
+	if n == nil {
+		return
+	}
+	if p, ok := s.pending[n.UUID]; ok {
+		verb := s.pendingVerb[n.UUID]
+		delete(s.pending, n.UUID)
+		delete(s.pendingVerb, n.UUID)
+		n.TargetProvisionState = ""
+		n.ProvisionUpdatedAt = s.now()
+		if msg, fail := s.failNext[n.UUID]; fail {
+			delete(s.failNext, n.UUID)
+			n.ProvisionState, n.LastError = p.fail, msg
+		} else {
+			n.ProvisionState = p.end
+			s.succeeded(n, verb)
+		}
+	}
+	if n.TargetPowerState != "" {
+		target := n.TargetPowerState
+		n.TargetPowerState = ""
+		if msg, fail := s.failNext[n.UUID]; fail {
+			delete(s.failNext, n.UUID)
+			n.LastError = msg
+			return
+		}
+		switch target {
+		case "power on", "rebooting", "soft rebooting":
+			n.PowerState = "power on"
+		default:
+			n.PowerState = "power off"
+		}
+	}
+}
+
+// succeeded applies a verb's side effects on success.
+func (s *Server) succeeded(n *nodes.Node, verb string) {
+	now := s.now()
+	switch verb {
+	case "inspect":
+		n.InspectionFinishedAt = &now
+	case "active", "rebuild", "adopt":
+		n.PowerState = "power on"
+	case "deleted":
+		n.PowerState = "power off"
+		n.InstanceInfo = map[string]any{}
+	}
+}
+
+func (s *Server) power(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+	if s.locked(w, n) {
+		return
+	}
+	var body struct {
+		Target  string `json:"target"`
+		Timeout int    `json:"timeout"`
+	}
+	if !decode(w, r, &body) {
+		return
+	}
+	switch body.Target {
+	case "power on", "power off", "rebooting", "soft power off", "soft rebooting":
+	default:
+		WriteError(w, http.StatusBadRequest, fmt.Sprintf("Invalid power state %q", body.Target))
+		return
+	}
+	if s.SoftPowerOffUnsupported && strings.HasPrefix(body.Target, "soft") {
+		WriteError(w, http.StatusBadRequest, fmt.Sprintf("The requested action \"%s\" is not supported by the power interface of node %s.", body.Target, n.UUID))
+		return
+	}
+	if n.TargetProvisionState != "" || n.TargetPowerState != "" {
+		WriteError(w, http.StatusConflict, fmt.Sprintf("Node %s is locked by host fake-conductor, please retry after the current operation is completed.", n.UUID))
+		return
+	}
+	n.LastError = ""
+	n.TargetPowerState = body.Target
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// ---------------------------------------------------------------------------
+// Ports
+
+func (s *Server) createPort(w http.ResponseWriter, r *http.Request) {
+	var p ports.Port
+	if !decode(w, r, &p) {
+		return
+	}
+	p.Address = strings.ToLower(p.Address)
+	if s.nodes[p.NodeUUID] == nil {
+		WriteError(w, http.StatusBadRequest, fmt.Sprintf("Node %s could not be found.", p.NodeUUID))
+		return
+	}
+	for _, o := range s.ports {
+		if o.Address == p.Address {
+			WriteError(w, http.StatusConflict, fmt.Sprintf("A port with MAC address %s already exists.", p.Address))
+			return
+		}
+	}
+	p.UUID = s.newUUID()
+	s.ports[p.UUID] = &p
+	WriteJSON(w, http.StatusCreated, p)
+}
+
+func (s *Server) listPorts(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	out := []ports.Port{}
+	for _, p := range s.ports {
+		if v := q.Get("address"); v != "" && p.Address != strings.ToLower(v) {
+			continue
+		}
+		if v := q.Get("node_uuid"); v != "" && p.NodeUUID != v {
+			continue
+		}
+		if v := q.Get("node"); v != "" {
+			if n := s.NodeByIdent(v); n == nil || p.NodeUUID != n.UUID {
+				continue
+			}
+		}
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b ports.Port) int { return strings.Compare(a.Address, b.Address) })
+	WriteJSON(w, http.StatusOK, map[string]any{"ports": out})
+}
+
+// ---------------------------------------------------------------------------
+// Allocations
+
+func (s *Server) createAllocation(w http.ResponseWriter, r *http.Request) {
+	if !s.requireMicroversion(w, r, "1.52") {
+		return
+	}
+	var a allocations.Allocation
+	if !decode(w, r, &a) {
+		return
+	}
+	if a.ResourceClass == "" {
+		WriteError(w, http.StatusBadRequest, "Invalid input for field/attribute resource_class. Mandatory field missing.")
+		return
+	}
+	for _, o := range s.allocations {
+		if a.Name != "" && o.Name == a.Name {
+			WriteError(w, http.StatusConflict, fmt.Sprintf("Allocation with name %s already exists.", a.Name))
+			return
+		}
+	}
+	a.UUID = s.newUUID()
+	a.CreatedAt = s.now()
+	// Pick a node as the conductor would (the fake does it at once).
+	var cands []*nodes.Node
+	for _, n := range s.nodes {
+		if n.ProvisionState != "available" || n.Maintenance || n.InstanceUUID != "" || n.AllocationUUID != "" ||
+			n.ResourceClass != a.ResourceClass {
+			continue
+		}
+		if len(a.CandidateNodes) > 0 && !slices.Contains(a.CandidateNodes, n.UUID) && !slices.Contains(a.CandidateNodes, n.Name) {
+			continue
+		}
+		hasAll := true
+		for _, t := range a.Traits {
+			hasAll = hasAll && slices.Contains(n.Traits, t)
+		}
+		if hasAll {
+			cands = append(cands, n)
+		}
+	}
+	slices.SortFunc(cands, func(x, y *nodes.Node) int { return strings.Compare(x.UUID, y.UUID) })
+	if len(cands) == 0 {
+		a.State = "error"
+		a.LastError = fmt.Sprintf("No available nodes match the resource class %s.", a.ResourceClass)
+	} else {
+		n := cands[0]
+		a.State, a.NodeUUID = "active", n.UUID
+		n.AllocationUUID, n.InstanceUUID = a.UUID, a.UUID
+	}
+	s.allocations[a.UUID] = &a
+	WriteJSON(w, http.StatusCreated, a)
+}
+
+func (s *Server) allocationByIdent(ident string) *allocations.Allocation {
+	if a, ok := s.allocations[ident]; ok {
+		return a
+	}
+	for _, a := range s.allocations {
+		if a.Name == ident {
+			return a
+		}
+	}
+	return nil
+}
+
+func (s *Server) getAllocation(w http.ResponseWriter, r *http.Request) {
+	a := s.allocationByIdent(r.PathValue("id"))
+	if a == nil {
+		WriteError(w, http.StatusNotFound, fmt.Sprintf("Allocation %s could not be found.", r.PathValue("id")))
+		return
+	}
+	WriteJSON(w, http.StatusOK, a)
+}
+
+func (s *Server) listAllocations(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	out := []allocations.Allocation{}
+	for _, a := range s.allocations {
+		if v := q.Get("node"); v != "" {
+			if n := s.NodeByIdent(v); n == nil || a.NodeUUID != n.UUID {
+				continue
+			}
+		}
+		if v := q.Get("state"); v != "" && a.State != v {
+			continue
+		}
+		out = append(out, *a)
+	}
+	slices.SortFunc(out, func(x, y allocations.Allocation) int { return strings.Compare(x.UUID, y.UUID) })
+	WriteJSON(w, http.StatusOK, map[string]any{"allocations": out})
+}
+
+func (s *Server) deleteAllocation(w http.ResponseWriter, r *http.Request) {
+	a := s.allocationByIdent(r.PathValue("id"))
+	if a == nil {
+		WriteError(w, http.StatusNotFound, fmt.Sprintf("Allocation %s could not be found.", r.PathValue("id")))
+		return
+	}
+	if n := s.nodes[a.NodeUUID]; n != nil {
+		n.AllocationUUID, n.InstanceUUID = "", ""
+	}
+	delete(s.allocations, a.UUID)
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -2,11 +2,13 @@ package ironic
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
@@ -561,5 +563,52 @@ func TestFakeIronicErrorsNameTheFault(t *testing.T) {
 	}
 	if errors.Is(err, lifecycle.ErrNotRegistered) {
 		t.Fatal("a 400 is not a missing node")
+	}
+}
+
+// A Redfish host's firmware_interface is left out on an Ironic older than
+// 1.86 (it would reject the node), and kept on a newer one.
+func TestFakeFirmwareInterfaceNeedsMicroversion(t *testing.T) {
+	p, srv := onFake(t, WithPollIntervals(time.Second, 2*time.Second))
+	if p.fastPoll != time.Second || p.slowPoll != 2*time.Second {
+		t.Fatalf("poll intervals %v/%v", p.fastPoll, p.slowPoll)
+	}
+	h := fakeSpecHost("h1")
+	h.Spec.BMC.Interfaces = map[string]string{"firmware_interface": "redfish", "boot_interface": "redfish-virtual-media"}
+	if _, _, err := p.Register(context.Background(), h, true, false); err != nil {
+		t.Fatal(err)
+	}
+	n := srv.MustNode("h1")
+	if n.FirmwareInterface != "" || n.BootInterface != "redfish-virtual-media" {
+		t.Fatalf("on 1.82: firmware_interface %q, boot_interface %q", n.FirmwareInterface, n.BootInterface)
+	}
+}
+
+// A node locked while Register patches it: the id is still returned, so
+// the host never loses track of its node.
+func TestFakeRegisterKeepsIDWhenLocked(t *testing.T) {
+	p, srv := onFake(t)
+	h := fakeSpecHost("h1")
+	id := srv.AddNode(nodesNode("h1", "manageable", ""))
+	srv.NodeLocked(http.MethodPatch, "", 0)
+	res, got, err := p.Register(context.Background(), h, true, false)
+	if err != nil || got != id || !res.Dirty {
+		t.Fatalf("%+v, id %q (want %q), %v", res, got, id, err)
+	}
+}
+
+func TestRedfishValueAndIntProp(t *testing.T) {
+	for v, want := range map[any]string{nil: "", "x": "x", true: "True", false: "False", 2.5: "2.5", 3: "3"} {
+		if got := redfishValue(v); got != want {
+			t.Errorf("redfishValue(%v) = %q, want %q", v, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		v    any
+		want int
+	}{{8.0, 8}, {8, 8}, {"8", 8}, {json.Number("8"), 8}, {nil, 0}} {
+		if got := intProp(tc.v); got != tc.want {
+			t.Errorf("intProp(%#v) = %d", tc.v, got)
+		}
 	}
 }

@@ -57,10 +57,13 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 			return res, node.UUID, err
 		}
 	} else {
+		found := node
 		var ok bool
 		node, res, ok, err = p.update(ctx, h, node, "update", registerPatch(node, p.withSupportedInterfaces(h), credentialsChanged))
 		if !ok {
-			return res, idOf(node, h), err
+			// update returns no node on 409 or an error: report the one
+			// found (by name or MAC, the host may not know its id yet).
+			return res, found.UUID, err
 		}
 		if res, err := p.setTraits(ctx, h, node); err != nil || res.Dirty {
 			return res, node.UUID, err
@@ -106,13 +109,6 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 	}
 	logDebug(ctx, "registered", h, node, "")
 	return done("", node.ProvisionState), id, nil
-}
-
-func idOf(node *nodes.Node, h *lifecycle.Host) string {
-	if node != nil {
-		return node.UUID
-	}
-	return h.Status.ID
 }
 
 // findForRegister looks the node up by Status.ID, then Spec.Name, then a

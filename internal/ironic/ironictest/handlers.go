@@ -530,6 +530,24 @@ func (s *Server) createAllocation(w http.ResponseWriter, r *http.Request) {
 	}
 	a.UUID = s.newUUID()
 	a.CreatedAt = s.now()
+	a.State = "allocating"
+	s.allocating[a.UUID] = s.AllocatingReads
+	s.allocations[a.UUID] = &a
+	s.settleAllocation(&a)
+	WriteJSON(w, http.StatusCreated, a)
+}
+
+// settleAllocation picks a node for an allocating allocation once it has
+// been read AllocatingReads times, as a conductor would.
+func (s *Server) settleAllocation(a *allocations.Allocation) {
+	if a.State != "allocating" {
+		return
+	}
+	if s.allocating[a.UUID] > 0 {
+		s.allocating[a.UUID]--
+		return
+	}
+	delete(s.allocating, a.UUID)
 	// Pick a node as the conductor would (the fake does it at once).
 	var cands []*nodes.Node
 	for _, n := range s.nodes {
@@ -557,8 +575,6 @@ func (s *Server) createAllocation(w http.ResponseWriter, r *http.Request) {
 		a.State, a.NodeUUID = "active", n.UUID
 		n.AllocationUUID, n.InstanceUUID = a.UUID, a.UUID
 	}
-	s.allocations[a.UUID] = &a
-	WriteJSON(w, http.StatusCreated, a)
 }
 
 func (s *Server) allocationByIdent(ident string) *allocations.Allocation {
@@ -579,6 +595,7 @@ func (s *Server) getAllocation(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusNotFound, fmt.Sprintf("Allocation %s could not be found.", r.PathValue("id")))
 		return
 	}
+	s.settleAllocation(a)
 	WriteJSON(w, http.StatusOK, a)
 }
 

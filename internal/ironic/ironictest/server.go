@@ -81,6 +81,9 @@ type Server struct {
 	// Settle moves a working node to its end state when it is next read
 	// (default true); false leaves it until Finish.
 	Settle bool
+	// AllocatingReads keeps a new allocation "allocating" for that many
+	// reads before a node is picked (0: picked at once).
+	AllocatingReads int
 	// SoftPowerOffUnsupported makes "soft power off" a 400, as drivers
 	// without soft power do.
 	SoftPowerOffUnsupported bool
@@ -94,6 +97,7 @@ type Server struct {
 	failNext    map[string]string            // node -> last_error for the next completion
 	pending     map[string]pending           // node -> end of its running operation
 	pendingVerb map[string]string            // node -> the verb running
+	allocating  map[string]int               // allocation -> reads before it settles
 	faults      []*Fault
 	requests    []Request
 	seq         int
@@ -117,6 +121,7 @@ func New(t testing.TB) *Server {
 		failNext:        map[string]string{},
 		pending:         map[string]pending{},
 		pendingVerb:     map[string]string{},
+		allocating:      map[string]int{},
 		now:             time.Now,
 	}
 	s.routes()

@@ -177,9 +177,16 @@ func corpus() []badCase {
   auth     = "keystone"
   keystone = { auth_url = "keystone:5000", username = "u", password = "p" }`),
 			"Invalid keystone.auth_url", `"keystone:5000"`),
-		bad("keystone block with noauth", "keystone", providerCase(`
+		bad("keystone settings with noauth", "keystone", providerCase(`
   auth     = "noauth"
-  keystone = { cloud = "prod" }`), "keystone block without keystone authentication", `auth is "noauth"`),
+  keystone = { cloud = "prod" }`), "keystone settings without keystone authentication", `auth is "noauth"`),
+		bad("keystone application credential without its secret", "keystone", providerCase(`
+  auth     = "keystone"
+  keystone = { auth_url = "https://keystone.example.com/v3", application_credential_id = "ac1" }`),
+			"Incomplete keystone application credential", "keystone.application_credential_secret"),
+		bad("keystone interface unknown", "keystone.interface", providerCase(`
+  auth     = "keystone"
+  keystone = { cloud = "prod", interface = "private" }`), "keystone.interface", `"private"`),
 		bad("CA file missing", "ca_cert_file", providerCase(`ca_cert_file = "DIR/missing-ca.pem"`),
 			"Invalid ca_cert_file", `missing-ca.pem": no such file or directory`),
 		bad("CA file not PEM", "ca_cert_file", providerCase(`ca_cert_file = "DIR/not-pem.txt"`),
@@ -462,6 +469,20 @@ provider "baremetal" {
 }
 data "baremetal_network_data" "good_provider" {
   provider = baremetal.good
+}
+
+provider "baremetal" {
+  alias = "good_appcred"
+  auth  = "keystone"
+  keystone = {
+    auth_url                      = "https://keystone.example.com:5000/v3"
+    application_credential_id     = "21dced0fd20347869b93710d2b98aae0"
+    application_credential_secret = "s3cret"
+    interface                     = "internal"
+  }
+}
+data "baremetal_network_data" "good_appcred" {
+  provider = baremetal.good_appcred
 }
 
 resource "baremetal_host" "good" {

@@ -212,7 +212,18 @@ func validateAuth(m providerModel, auth setting, d *diag.Diagnostics) {
 		}
 		user := pick(k.Username, "keystone.username", "OS_USERNAME")
 		pass := pick(k.Password, "keystone.password", "OS_PASSWORD")
-		appCred := os.Getenv("OS_APPLICATION_CREDENTIAL_ID") != "" || os.Getenv("OS_APPLICATION_CREDENTIAL_NAME") != ""
+		acID := pick(k.ApplicationCredentialID, "keystone.application_credential_id", "OS_APPLICATION_CREDENTIAL_ID")
+		acSecret := pick(k.ApplicationCredentialSecret, "keystone.application_credential_secret", "OS_APPLICATION_CREDENTIAL_SECRET")
+		if acID.unknown || acSecret.unknown {
+			return
+		}
+		if acID.set != acSecret.set {
+			d.AddAttributeError(path.Root("keystone"), "Incomplete keystone application credential",
+				"An application credential needs keystone.application_credential_id and keystone.application_credential_secret "+
+					"(or OS_APPLICATION_CREDENTIAL_ID and OS_APPLICATION_CREDENTIAL_SECRET).")
+			return
+		}
+		appCred := acID.set || os.Getenv("OS_APPLICATION_CREDENTIAL_NAME") != ""
 		if appCred || os.Getenv("OS_TOKEN") != "" || user.unknown || pass.unknown {
 			return
 		}
@@ -223,8 +234,8 @@ func validateAuth(m providerModel, auth setting, d *diag.Diagnostics) {
 		}
 	default:
 		if m.Keystone != nil {
-			d.AddAttributeError(path.Root("keystone"), "keystone block without keystone authentication",
-				fmt.Sprintf("The keystone block is only used when auth is \"keystone\"; %s is %q.", auth.from, strategy))
+			d.AddAttributeError(path.Root("keystone"), "keystone settings without keystone authentication",
+				fmt.Sprintf("The keystone attribute is only used when auth is \"keystone\"; %s is %q.", auth.from, strategy))
 		}
 	}
 }

@@ -13,7 +13,13 @@
 #
 # Settings: DEMO_KEEP=1 keeps the deployed hosts, the simulator and Ironic
 # running after the demo and prints how to look at them and tear them down;
-# DEMO_BMC_PORT (8000) is the simulator's port; IRONIC_PORT (6385) Ironic's.
+# DEMO_BMC_PORT (8000) is the simulator's port; DEMO_IMAGE_PORT (8450) the
+# image server's; IRONIC_PORT (6385) Ironic's.
+#
+# The simulated systems run a simulated agent (bmcsim -ironic): cleaning,
+# the firmware settings and the deploy go through it, and after the apply
+# the demo checks that each worker's agent received, in its config drive,
+# the network_data baremetal_network_data rendered and the user_data.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$here"
@@ -21,6 +27,38 @@ run=${IRONIC_RUN_DIR:-$here/.tools/run}
 mkdir -p "$run"
 kept=$run/demo.env
 bmc_port=${DEMO_BMC_PORT:-8000}
+image_port=${DEMO_IMAGE_PORT:-8450}
+
+# serve_image DIR: makes a real (tiny) qcow2 image with qemu-img in DIR and
+# serves DIR over HTTP on image_port; prints the server's pid.
+serve_image() {
+  local dir=$1
+  qemu-img create -q -f qcow2 "$dir/demo.qcow2" 64M
+  python3 -m http.server "$image_port" --bind 127.0.0.1 --directory "$dir" >"$dir/http.log" 2>&1 &
+  echo $!
+}
+
+# check_config_drives DIR: each worker's agent record (the simulator's admin
+# API) must hold the network_data Terraform rendered and the user_data.
+check_config_drives() {
+  python3 - <(tf "$1" output -json workers) "http://127.0.0.1:$bmc_port" <<'PY'
+import json, sys, urllib.request
+workers, sim = json.load(open(sys.argv[1])), sys.argv[2]
+ok = True
+for w in workers:
+    system = "sys-" + w["name"].rsplit("-", 1)[1]
+    rec = json.load(urllib.request.urlopen("%s/sim/systems/%s/agent" % (sim, system)))
+    cd, img = rec.get("config_drive") or {}, rec.get("image") or {}
+    want_nd, want_ud = json.loads(w["network_data"]), "#cloud-config\nhostname: %s\n" % w["name"]
+    good = cd.get("network_data") == want_nd and cd.get("user_data") == want_ud and img.get("verdict") == "match"
+    ok = ok and good
+    print("  %s (%s): image %s %s %s; config drive network_data %s Terraform's, user_data %r" % (
+        w["name"], system, img.get("url"), img.get("algorithm"), img.get("verdict"),
+        "equals" if cd.get("network_data") == want_nd else "DIFFERS FROM", cd.get("user_data")))
+    print("    network_data: %s" % json.dumps(cd.get("network_data"), sort_keys=True))
+sys.exit(0 if ok else 1)
+PY
+}
 
 # progress LOG STOPFILE START: prints the provider's "host state" lines
 # from a Terraform log file as they are written (with their time since
@@ -121,7 +159,7 @@ down() {
   setup_terraform
   echo "== terraform destroy"
   tf_progress "$work" destroy destroy -auto-approve -input=false
-  kill "$sim" 2>/dev/null || true
+  kill "$sim" "${images:-}" 2>/dev/null || true
   "$here/scripts/ironic.sh" stop
   rm -f "$kept"
   echo "== kept demo torn down"
@@ -140,11 +178,13 @@ t_start=$(date +%s)
 "$here/scripts/ironic.sh" start
 setup_terraform
 go build -o "$here/.tools/bin/bmcsim" ./cmd/bmcsim
-"$here/.tools/bin/bmcsim" -listen "127.0.0.1:$bmc_port" -systems 3 >"$here/.tools/bmcsim.log" 2>&1 &
+"$here/.tools/bin/bmcsim" -listen "127.0.0.1:$bmc_port" -systems 3 -ironic "$BAREMETAL_ENDPOINT" >"$here/.tools/bmcsim.log" 2>&1 &
 sim=$!
+imgdir=$(mktemp -d /tmp/baremetal-demo-images.XXXXXX)
+images=$(serve_image "$imgdir")
 cleanup() {
   if [ -z "${DEMO_KEEP:-}" ] || [ ! -f "$kept" ]; then
-    kill "$sim" 2>/dev/null || true
+    kill "$sim" "$images" 2>/dev/null || true
     "$here/scripts/ironic.sh" stop
   fi
 }
@@ -154,7 +194,12 @@ echo "== simulated BMCs:"; curl -fsS "http://127.0.0.1:$bmc_port/sim/systems"; e
 
 work=$(mktemp -d /tmp/baremetal-demo.XXXXXX)
 cp examples/demo/*.tf "$work/"
-echo "bmc_base = \"redfish+http://127.0.0.1:$bmc_port\"" >"$work/terraform.tfvars"
+for _ in $(seq 1 50); do curl -fsS -m 1 -o /dev/null "http://127.0.0.1:$image_port/demo.qcow2" && break; sleep 0.2; done
+cat >"$work/terraform.tfvars" <<TFVARS
+bmc_base     = "redfish+http://127.0.0.1:$bmc_port"
+image_url    = "http://127.0.0.1:$image_port/demo.qcow2"
+image_sha256 = "$(sha256sum "$imgdir/demo.qcow2" | cut -d' ' -f1)"
+TFVARS
 echo "== terraform apply (ready after $(( $(date +%s) - t_start )) s; host state changes from the provider's log):"
 start=$(date +%s)
 tf_progress "$work" apply apply -auto-approve -input=false
@@ -164,10 +209,10 @@ tf "$work" plan -detailed-exitcode -input=false -no-color >"$work/plan.out" 2>&1
 grep -E '^No changes' "$work/plan.out"
 echo "== hosts:"
 table "$work"
-echo "== what the simulator saw of sys-0:"
-curl -fsS "http://127.0.0.1:$bmc_port/sim/systems/sys-0" | head -c 600; echo
+echo "== what the workers' agents received (image, checksum verdict, config drive):"
+check_config_drives "$work"
 if [ -n "${DEMO_KEEP:-}" ]; then
-  printf 'work=%q\nsim=%q\nbmc_port=%q\n' "$work" "$sim" "$bmc_port" >"$kept"
+  printf 'work=%q\nsim=%q\nimages=%q\nbmc_port=%q\n' "$work" "$sim" "$images" "$bmc_port" >"$kept"
   port=${IRONIC_PORT:-6385}
   cat <<EOF
 == DEMO_KEEP=1: the hosts stay deployed; Ironic (port $port) and the simulator (pid $sim, port $bmc_port) keep running.
@@ -175,6 +220,7 @@ if [ -n "${DEMO_KEEP:-}" ]; then
                $TF -chdir=$work state list
                $TF -chdir=$work state show 'baremetal_deployment.worker[0]'
    Simulator:  curl -s http://127.0.0.1:$bmc_port/sim/systems      (admin API: power, boot, virtual media per system)
+               curl -s http://127.0.0.1:$bmc_port/sim/systems/sys-0/agent   (what sys-0's agent received)
    Ironic:     curl -s -H 'X-OpenStack-Ironic-API-Version: 1.82' 'http://127.0.0.1:$port/v1/nodes?fields=name,provision_state,power_state'
                Ironic's log: \$(scripts/ironic.sh log)
    Tear down:  IRONIC_PORT=$port scripts/demo.sh down   (terraform destroy, then stops the simulator and Ironic)

@@ -27,6 +27,18 @@ variable "bmc_password" {
   default   = "password"
 }
 
+variable "image_url" {
+  description = "The image every worker gets (scripts/demo.sh serves a qcow2 it makes with qemu-img)."
+  type        = string
+  default     = "http://127.0.0.1:8450/demo.qcow2"
+}
+
+variable "image_sha256" {
+  description = "The image's sha256, which the agent checks after the download."
+  type        = string
+  default     = "0000000000000000000000000000000000000000000000000000000000000000"
+}
+
 variable "pool_size" {
   type    = number
   default = 3
@@ -53,26 +65,27 @@ resource "baremetal_host" "pool" {
     password = var.bmc_password
   }
 
-  # Redfish power, management and inspection talk to the BMC; boot and
-  # deploy are Ironic's fake interfaces, since no agent ramdisk runs here.
+  # Redfish power, management, inspection and BIOS talk to the BMC; deploy
+  # "direct" runs cleaning and the image write on the agent ramdisk (on the
+  # simulator, each system boots a simulated agent when it powers on; boot
+  # stays "fake" since nothing needs to be PXE- or media-booted there).
   driver = "fake-hardware"
   interfaces = {
     boot       = "fake"
-    deploy     = "fake"
+    deploy     = "direct"
     power      = "redfish"
     management = "redfish"
     inspect    = "redfish"
-    bios       = "fake"
-    raid       = "fake"
+    bios       = "redfish"
+    raid       = "agent"
     vendor     = "fake"
   }
 }
 
 # BIOS settings of every pool host (BMO's HostFirmwareSettings), applied by
 # Ironic's bios.apply_configuration in a manual clean before the hosts can be
-# claimed. Ironic's fake BIOS interface stores them without a schema; with
-# bios = "redfish" (and an agent ramdisk) they are checked against the BMC's
-# attribute registry at plan time.
+# claimed: checked against the BMC's attribute registry at plan time, set
+# through Redfish, and applied when the host reboots into the agent.
 resource "baremetal_firmware_settings" "pool" {
   for_each = baremetal_host.pool
 
@@ -134,8 +147,8 @@ resource "baremetal_deployment" "worker" {
 
   host_id = baremetal_host_claim.worker[count.index].host_id
   image = {
-    url           = "http://127.0.0.1:8088/images/ubuntu-24.04.qcow2"
-    checksum      = "8d3a1f0e4f5ab7c0b3d6e1f2a9c8b7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0"
+    url           = var.image_url
+    checksum      = var.image_sha256
     checksum_type = "sha256"
     format        = "qcow2"
   }
@@ -144,11 +157,12 @@ resource "baremetal_deployment" "worker" {
 }
 
 output "workers" {
-  description = "What other modules consume: name, boot MAC and provider id of each deployed worker."
+  description = "What other modules consume: name, boot MAC, provider id and network data of each deployed worker."
   value = [for i in range(var.workers) : {
-    name        = baremetal_host_claim.worker[i].host_name
-    mac         = [for nic in data.baremetal_hardware.worker[i].nics : nic.mac if nic.name == "eno1"][0]
-    provider_id = baremetal_deployment.worker[i].provider_id
+    name         = baremetal_host_claim.worker[i].host_name
+    mac          = [for nic in data.baremetal_hardware.worker[i].nics : nic.mac if nic.name == "eno1"][0]
+    provider_id  = baremetal_deployment.worker[i].provider_id
+    network_data = data.baremetal_network_data.worker[i].json
   }]
 }
 

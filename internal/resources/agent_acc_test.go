@@ -478,3 +478,52 @@ func TestAccAgent_inspection(t *testing.T) {
 		}},
 	})
 }
+
+// baremetal_firmware_settings on a host with the Redfish BIOS interface,
+// end to end: Ironic's apply_configuration PATCHes the simulated BMC's BIOS
+// settings, reboots into the agent and waits in clean wait; at that boot the
+// BMC applies them, and Ironic checks and caches them.
+func TestAccAgent_firmwareSettingsRedfish(t *testing.T) {
+	name := acctest.Name("acc-agent-bios")
+	sc := acctest.Ironic(t)
+	srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
+	states := recordStates(t, sc, name)
+	config := agentHost(name, "redfish+"+srv.SystemURL("sys-0")) + `
+resource "baremetal_firmware_settings" "test" {
+  host_id  = baremetal_host.test.id
+  settings = {
+    NumLock            = "Off"
+    ProcVirtualization = "Disabled"
+  }
+}
+`
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				states.passedThrough("available", "manageable", "clean wait", "manageable"),
+				func(*terraform.State) error {
+					st, err := srv.State("sys-0")
+					if err != nil {
+						return err
+					}
+					if st.BiosCurrent["NumLock"] != "Off" || st.BiosCurrent["ProcVirtualization"] != "Disabled" {
+						return fmt.Errorf("the simulated BMC's BIOS: %v (pending %v)", st.BiosCurrent, st.BiosPending)
+					}
+					return nil
+				},
+				func(*terraform.State) error {
+					// Ironic caches every attribute the redfish interface reads.
+					got := biosOf(t, sc, name)
+					if got["NumLock"] != "Off" || got["ProcVirtualization"] != "Disabled" {
+						return fmt.Errorf("Ironic's BIOS settings: %v", got)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}

@@ -220,7 +220,7 @@ func (p *Provisioner) firmwareSteps(ctx context.Context, h *lifecycle.Host, node
 }
 
 // ---------------------------------------------------------------------------
-// Service (BMO SVC:74-138)
+// Service (BMO SVC ironicProvisioner.Service)
 
 // Service changes an active node's firmware through Ironic's servicing
 // (API 1.87+): active with steps to run -> "service" with service_steps;

@@ -105,7 +105,7 @@ func RootDeviceHintMap(h *lifecycle.RootDeviceHints) map[string]any {
 }
 
 // DesiredInstanceInfo is what instance_info must hold to deploy the host
-// (BMO IR:573-723): the keys mapped to nil must be absent. deployInterface
+// (BMO IR ironicProvisioner.setLiveIsoUpdateOptsForNode, setDirectDeployUpdateOptsForNode, setCustomDeployUpdateOptsForNode, getInstanceUpdateOpts): the keys mapped to nil must be absent. deployInterface
 // is the top-level deploy_interface the image needs ("" = leave as is unless
 // it is ramdisk/custom-agent, which must be reset to the driver default).
 func DesiredInstanceInfo(spec *lifecycle.HostSpec) (info map[string]any, deployInterface string) {
@@ -251,7 +251,7 @@ func instanceInfoPatch(node *nodes.Node, spec *lifecycle.HostSpec) nodes.UpdateO
 	return patch
 }
 
-// ConfigDrive builds the config drive (BMO IR:1133-1185): user_data,
+// ConfigDrive builds the config drive (BMO IR ironicProvisioner.getConfigDrive): user_data,
 // network_data and meta_data with BMO's defaults, overridden by
 // Spec.MetaData. A live ISO gets none (nil).
 func ConfigDrive(spec *lifecycle.HostSpec) *nodes.ConfigDrive {

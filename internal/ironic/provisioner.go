@@ -19,7 +19,7 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// Polling delays (BMO IR:26-37).
+// Polling delays (BMO IR shortRetryDelay).
 const (
 	// DefaultFastPoll is the delay for manage, provide, abort, adopt and
 	// power changes, and for a busy (409) node.

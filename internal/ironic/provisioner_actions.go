@@ -13,7 +13,7 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// Inspect (BMO INS:28-158)
+// Inspect (BMO INS ironicProvisioner.startInspection, InspectHardware)
 
 // Inspect runs inspection. A manageable node counts as inspected when
 // inspection_finished_at is set: fake and redfish inspection store no
@@ -143,7 +143,7 @@ func intProp(v any) int {
 }
 
 // ---------------------------------------------------------------------------
-// Prepare (BMO IR:964-1131)
+// Prepare (BMO IR ironicProvisioner.buildManualCleaningSteps, buildFirmwareSettings, startManualCleaning, Prepare)
 
 // prepareSteps returns the manual clean steps the spec needs: a BIOS
 // factory reset when asked, and the firmware settings that differ from
@@ -269,7 +269,7 @@ func (p *Provisioner) Provide(ctx context.Context, h *lifecycle.Host) (lifecycle
 }
 
 // ---------------------------------------------------------------------------
-// Provision (BMO IR:809-840, 1203-1323)
+// Provision (BMO IR ironicProvisioner.setUpForProvisioning, Provision)
 
 // validate runs GET /validate; boot or deploy failures give a message.
 func (p *Provisioner) validate(ctx context.Context, node *nodes.Node) (string, error) {
@@ -362,7 +362,7 @@ func (p *Provisioner) Provision(ctx context.Context, h *lifecycle.Host, restartO
 }
 
 // ---------------------------------------------------------------------------
-// Deprovision (BMO IR:1375-1480)
+// Deprovision (BMO IR ironicProvisioner.Deprovision)
 
 // Deprovision undeploys and waits through cleaning back to available.
 func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restartOnFailure bool) (lifecycle.Result, error) {
@@ -422,7 +422,7 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 }
 
 // ---------------------------------------------------------------------------
-// Adopt (BMO IR:854-900)
+// Adopt (BMO IR ironicProvisioner.Adopt)
 
 // Adopt adopts an externally provisioned (or provisioned) host.
 func (p *Provisioner) Adopt(ctx context.Context, h *lifecycle.Host, restartOnFailure bool) (lifecycle.Result, error) {

@@ -10,7 +10,7 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// Delete removes the node (BMO IR:1485-1624). A node that is already gone
+// Delete removes the node (BMO IR ironicProvisioner.Delete, realDelete, Detach). A node that is already gone
 // (404) counts as done.
 func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.Result, error) {
 	node, err := p.lookup(ctx, h)

@@ -24,7 +24,7 @@ type nodeBody map[string]any
 func (b nodeBody) ToNodeCreateMap() (map[string]any, error) { return b, nil }
 
 // Register finds or creates the node, brings it in line with the spec and
-// moves it from enroll to manageable (BMO REG:51-357, IR:204-369).
+// moves it from enroll to manageable (BMO REG ironicProvisioner.Register, inspectInterfaceForMode, enrollNode, createPortsForNode, IR ironicProvisioner.findExistingHost, createNodePort, configureNode).
 func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentialsChanged, restartOnFailure bool) (lifecycle.Result, string, error) {
 	// Pre-checks (registration errors).
 	if h.Spec.DisablePowerOff && !p.microversionAtLeast(1, 95) {

@@ -10,7 +10,7 @@ import (
 )
 
 const (
-	// maxBackOffCount caps the failure backoff exponent (AR:14-19).
+	// maxBackOffCount caps the failure backoff exponent (AR maxBackOffCount).
 	maxBackOffCount = 9
 	// maxTransientErrors is how many transient errors in a row Converge
 	// retries before it gives up.
@@ -24,7 +24,7 @@ const (
 	maxDeleteFailures = 20
 )
 
-// Backoff is BMO's failure backoff (AR:135-149): 2^min(n,9) units minus up
+// Backoff is BMO's failure backoff (AR calculateBackoff, actionFailed.Result): 2^min(n,9) units minus up
 // to 50% jitter, so 1-2 units after the first failure and at most 512.
 func (m *Machine) Backoff(errorCount int) time.Duration {
 	n := min(max(errorCount, 0), maxBackOffCount)
@@ -51,7 +51,7 @@ func (m *Machine) transientBackoff(n int) time.Duration {
 //     because ErrorCount resets when a provisioning failure goes round
 //     through deprovisioning;
 //   - while h.Deleting, opts.Retries is ignored: the delete rules give up
-//     and move on after retryCount failures (SM:596-661);
+//     and move on after retryCount failures (SM hostStateMachine.handleDeprovisioning, handlePoweringOffBeforeDelete);
 //   - transient errors are retried maxTransientErrors times in a row;
 //   - ctx ends the loop with a *HostError wrapping ctx.Err().
 //

@@ -256,7 +256,7 @@ func FirmwareDiff(want map[string]string, b *BIOS) map[string]string {
 }
 
 // ServiceFirmware changes a provisioned host's firmware through Ironic's
-// servicing (BMO's Service action, SVC:74-138): the host stays
+// servicing (BMO's Service action, SVC ironicProvisioner.Service): the host stays
 // provisioned, and a failure is a servicing error naming the host, the
 // verb and Ironic's last_error. retries bounds how often a failed
 // servicing is retried.

@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// Gate is BMO's provisioning limit (PROVISIONING_LIMIT, SM:88-176,
-// IR:1840-1898), provider-wide: a host needs a slot to enter, and to stay
+// Gate is BMO's provisioning limit (PROVISIONING_LIMIT, SM hostStateMachine.ensureCapacity, updateHostStateFrom, checkDelayedHost,
+// IR ironicProvisioner.HasCapacity, loadBusyHosts), provider-wide: a host needs a slot to enter, and to stay
 // in, inspecting, provisioning and deprovisioning. A host that already
 // holds a slot proceeds; one that cannot get a slot is "delayed". Hosts
 // behind virtual-media BMCs never take a slot (factory.go:349-356).

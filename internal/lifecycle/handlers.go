@@ -7,10 +7,10 @@ import (
 	"maps"
 )
 
-// defaultMaxProvisioningRetries is --max-provisioning-retries (main.go:245).
+// defaultMaxProvisioningRetries is --max-provisioning-retries (BMO main.go, flag max-provisioning-retries).
 const defaultMaxProvisioningRetries = 5
 
-// handleNone decides managed or not (SM:392-404).
+// handleNone decides managed or not (SM hostStateMachine.handleNone, handleUnmanaged).
 func (p *pass) handleNone(context.Context) StepResult {
 	if p.haveCreds {
 		return p.complete(StateRegistering)
@@ -19,7 +19,7 @@ func (p *pass) handleNone(context.Context) StepResult {
 	return p.complete(StateUnmanaged)
 }
 
-// handleUnmanaged waits for BMC details (SM:406-412, CTL:632-640). For
+// handleUnmanaged waits for BMC details (SM hostStateMachine.handleUnmanaged, handleRegistering, CTL BareMetalHostReconciler.actionUnmanaged). For
 // Converge an unmanaged host is steady.
 func (p *pass) handleUnmanaged(context.Context) StepResult {
 	if p.haveCreds {
@@ -30,7 +30,7 @@ func (p *pass) handleUnmanaged(context.Context) StepResult {
 }
 
 // handleRegistering: reaching the handler means ensureRegistered succeeded
-// with the current credentials (SM:414-430).
+// with the current credentials (SM hostStateMachine.handleRegistering, handleInspecting).
 func (p *pass) handleRegistering(context.Context) StepResult {
 	switch {
 	case p.h.Spec.ExternallyProvisioned:
@@ -41,7 +41,7 @@ func (p *pass) handleRegistering(context.Context) StepResult {
 	return p.succeed(StateInspecting)
 }
 
-// handleInspecting is SM:432-439 and CTL:1116-1234.
+// handleInspecting is SM hostStateMachine.handleInspecting, handleMatchProfile and CTL BareMetalHostReconciler.actionInspecting.
 func (p *pass) handleInspecting(ctx context.Context) StepResult {
 	h := p.h
 	if h.Spec.InspectionDisabled {
@@ -62,12 +62,12 @@ func (p *pass) handleInspecting(ctx context.Context) StepResult {
 	return p.succeed(StatePreparing)
 }
 
-// handlePreparing is SM:465-472 and CTL:1298-1407: manual cleaning for
+// handlePreparing is SM hostStateMachine.handlePreparing, handleAvailable and CTL BareMetalHostReconciler.actionPreparing: manual cleaning for
 // the root device hints and firmware settings that changed.
 func (p *pass) handlePreparing(ctx context.Context) StepResult {
 	h := p.h
 	retrying := h.Status.ErrorType == PreparationError
-	// After a failed cleaning the settings are applied again (CTL:1311).
+	// After a failed cleaning the settings are applied again (CTL BareMetalHostReconciler.actionPreparing).
 	unprepared := unprepared(h) || retrying
 	res, started, err := p.m.Prov.Prepare(ctx, h, unprepared, retrying)
 	p.last = res
@@ -78,7 +78,7 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 		clearPreparedSettings(h)
 		return p.fail(PreparationError, res.ErrorMessage)
 	}
-	// BMO records the settings once cleaning has started (CTL:1384-1391),
+	// BMO records the settings once cleaning has started (CTL BareMetalHostReconciler.actionPreparing),
 	// so that the next pass does not start it again.
 	if unprepared && (started || !res.Dirty) {
 		h.Status.PreparedRootDeviceHints = cloneHints(h.Spec.RootDeviceHints)
@@ -86,7 +86,7 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 		h.Status.FirmwareResetDone = h.Spec.FirmwareReset
 	}
 	// The error stays until cleaning starts again: the retry must still
-	// see it (CTL:1393).
+	// see it (CTL BareMetalHostReconciler.actionPreparing).
 	if started {
 		p.clearError()
 	}
@@ -96,7 +96,7 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 	return p.succeed(StateAvailable)
 }
 
-// handleAvailable runs BMO's ordered checks (SM:474-519, CTL:2047-2071).
+// handleAvailable runs BMO's ordered checks (SM hostStateMachine.handleAvailable, CTL BareMetalHostReconciler.actionManageAvailable).
 func (p *pass) handleAvailable(ctx context.Context) StepResult {
 	h := p.h
 	// 1. Externally provisioned.
@@ -143,7 +143,7 @@ func (p *pass) handleAvailable(ctx context.Context) StepResult {
 	return p.managePower(ctx)
 }
 
-// handleProvisioning is SM:558-586 and CTL:1409-1489.
+// handleProvisioning is SM hostStateMachine.imageProvisioningCancelled, handleProvisioning, handleProvisioned and CTL BareMetalHostReconciler.actionProvisioning.
 func (p *pass) handleProvisioning(ctx context.Context) StepResult {
 	h := p.h
 	if h.Status.ErrorType != NoError || provisioningCancelled(h) {
@@ -166,7 +166,7 @@ func (p *pass) handleProvisioning(ctx context.Context) StepResult {
 	return p.succeed(StateProvisioned)
 }
 
-// handleProvisioned is SM:588-595.
+// handleProvisioned is SM hostStateMachine.handleProvisioned.
 func (p *pass) handleProvisioned(ctx context.Context) StepResult {
 	if provisioningCancelled(p.h) {
 		return p.complete(StateDeprovisioning)
@@ -174,7 +174,7 @@ func (p *pass) handleProvisioned(ctx context.Context) StepResult {
 	return p.steadyState(ctx)
 }
 
-// handleExternallyProvisioned is SM:441-463.
+// handleExternallyProvisioned is SM hostStateMachine.handleExternallyProvisioned, handlePreparing.
 func (p *pass) handleExternallyProvisioned(ctx context.Context) StepResult {
 	h := p.h
 	if h.Spec.ExternallyProvisioned {
@@ -192,7 +192,7 @@ func (p *pass) handleExternallyProvisioned(ctx context.Context) StepResult {
 	return p.complete(StateProvisioned)
 }
 
-// handleDeprovisioning is SM:597-631 with the forward-progress rules.
+// handleDeprovisioning is SM hostStateMachine.handleDeprovisioning with the forward-progress rules.
 func (p *pass) handleDeprovisioning(ctx context.Context) StepResult {
 	h := p.h
 	r, done := p.deprovision(ctx)
@@ -215,7 +215,7 @@ func (p *pass) handleDeprovisioning(ctx context.Context) StepResult {
 	return r
 }
 
-// deprovision is CTL:1500-1560: adopt first when an image is recorded (the
+// deprovision is CTL BareMetalHostReconciler.actionDeprovisioning: adopt first when an image is recorded (the
 // node may have been re-registered), then undeploy and clean.
 func (p *pass) deprovision(ctx context.Context) (StepResult, bool) {
 	h := p.h
@@ -235,7 +235,7 @@ func (p *pass) deprovision(ctx context.Context) (StepResult, bool) {
 	return StepResult{}, true
 }
 
-// handlePoweringOffBeforeDelete is SM:633-661 and CTL:540-572.
+// handlePoweringOffBeforeDelete is SM hostStateMachine.handlePoweringOffBeforeDelete and CTL BareMetalHostReconciler.actionPowerOffBeforeDeleting.
 func (p *pass) handlePoweringOffBeforeDelete(ctx context.Context) StepResult {
 	h := p.h
 	done := h.Spec.DisablePowerOff
@@ -258,7 +258,7 @@ func (p *pass) handlePoweringOffBeforeDelete(ctx context.Context) StepResult {
 	return r
 }
 
-// handleDeleting deletes the node (CTL:574-630).
+// handleDeleting deletes the node (CTL BareMetalHostReconciler.actionDeleting).
 func (p *pass) handleDeleting(ctx context.Context) StepResult {
 	res, err := p.m.Prov.Delete(ctx, p.h)
 	p.last = res
@@ -280,7 +280,7 @@ func (p *pass) handleDeleted(context.Context) StepResult {
 	return StepResult{Kind: StepSteady}
 }
 
-// steadyState is BMO actionManageSteadyState (CTL:2020-2045).
+// steadyState is BMO actionManageSteadyState (CTL BareMetalHostReconciler.actionManageSteadyState).
 func (p *pass) steadyState(ctx context.Context) StepResult {
 	res, err := p.m.Prov.Adopt(ctx, p.h, p.h.Status.ErrorType == ProvisionedRegistrationError)
 	if r, done := p.outcome(res, err, ProvisionedRegistrationError); !done {
@@ -289,7 +289,7 @@ func (p *pass) steadyState(ctx context.Context) StepResult {
 	return p.managePower(ctx)
 }
 
-// managePower is BMO manageHostPower (CTL:1681-1823) without reboot
+// managePower is BMO manageHostPower (CTL BareMetalHostReconciler.manageHostPower) without reboot
 // annotations, servicing and DataImage. The provisioner's power calls read
 // and converge the node's power state, so they run on every steady pass
 // (BMO reads it with UpdateHardwareState first).
@@ -338,7 +338,7 @@ func firmwarePending(h *Host) bool {
 	return changed || (h.Spec.FirmwareReset && !h.Status.FirmwareResetDone)
 }
 
-// needsProvisioning is BMO NeedsProvisioning (API:1052-1091).
+// needsProvisioning is BMO NeedsProvisioning (API BareMetalHost.NeedsProvisioning).
 func needsProvisioning(h *Host) bool {
 	if !h.Spec.Online {
 		return false
@@ -348,7 +348,7 @@ func needsProvisioning(h *Host) bool {
 	return newImage || newCustom
 }
 
-// provisioningCancelled is BMO provisioningCancelled (SM:521-556): the
+// provisioningCancelled is BMO provisioningCancelled (SM hostStateMachine.provisioningCancelled, imageProvisioningCancelled): the
 // spec no longer asks for what is (being) deployed.
 func provisioningCancelled(h *Host) bool {
 	specURL, statusURL := imageURL(h.Spec.Image), imageURL(h.Status.DeployedImage)
@@ -382,7 +382,7 @@ func attemptKey(h *Host) string {
 	return ""
 }
 
-// clearPreparedSettings is BMO clearHostProvisioningSettings (CTL:1491).
+// clearPreparedSettings is BMO clearHostProvisioningSettings (CTL clearHostProvisioningSettings).
 func clearPreparedSettings(h *Host) {
 	h.Status.PreparedRootDeviceHints = nil
 	h.Status.AppliedFirmware = nil

@@ -8,18 +8,18 @@ import (
 	"time"
 )
 
-// Delays BMO uses (CTL:56-61, AR, IR:26-37).
+// Delays BMO uses (CTL hostErrorRetryDelay, AR, IR shortRetryDelay).
 const (
-	// retryCount is how many failures the delete rules tolerate (SM:15).
+	// retryCount is how many failures the delete rules tolerate (SM retryCount).
 	retryCount = 3
 	// defaultRequeue is the wait when the provisioner is busy but gave no
 	// delay (IR longRetryDelay).
 	defaultRequeue = 10 * time.Second
-	// powerMonitorInterval is the steady-state poll (CTL:1768).
+	// powerMonitorInterval is the steady-state poll (CTL BareMetalHostReconciler.manageHostPower).
 	powerMonitorInterval = 60 * time.Second
 	// slowPoll is the unmanaged and detached poll (unmanagedRetryDelay).
 	slowPoll = 10 * time.Minute
-	// clarifySoftPoweroffFailure prefixes a soft power-off failure (CTL:61).
+	// clarifySoftPoweroffFailure prefixes a soft power-off failure (CTL hostErrorRetryDelay).
 	clarifySoftPoweroffFailure = "Continuing with hard poweroff after soft poweroff fails. More details: "
 )
 
@@ -84,7 +84,7 @@ type pass struct {
 	h *Host
 	// next is the state to move to at the end of the pass (SM NextState).
 	next State
-	// haveCreds is false when the host has no BMC credentials (CTL:219-240).
+	// haveCreds is false when the host has no BMC credentials (CTL BareMetalHostReconciler.Reconcile).
 	haveCreds bool
 	// last is the last provisioner Result seen.
 	last Result
@@ -96,7 +96,7 @@ type pass struct {
 
 type stateHandler func(*pass, context.Context) StepResult
 
-// handlers is BMO's state table (SM:44-60). StateDeleted is ours.
+// handlers is BMO's state table (SM stateHandler, hostStateMachine.handlers). StateDeleted is ours.
 var handlers = map[State]stateHandler{
 	StateNone:                    (*pass).handleNone,
 	StateUnmanaged:               (*pass).handleUnmanaged,
@@ -113,14 +113,14 @@ var handlers = map[State]stateHandler{
 	StateDeleted:                 (*pass).handleDeleted,
 }
 
-// gated reports whether a state needs a capacity slot (SM:101-110, 166-171).
+// gated reports whether a state needs a capacity slot (SM hostStateMachine.updateHostStateFrom, 166-171).
 // Preparing is gated too: BMO's gate counts the Ironic nodes that are
 // cleaning as busy (loadBusyHosts), and preparing is manual cleaning.
 func gated(s State) bool {
 	return s == StateInspecting || s == StatePreparing || s == StateProvisioning || s == StateDeprovisioning
 }
 
-// Step runs one reconcile pass of BMO's state machine on h (SM:178-212):
+// Step runs one reconcile pass of BMO's state machine on h (SM hostStateMachine.ReconcileState):
 // capacity check, delete initiation, detach handling, ensureRegistered,
 // then the handler of the current state; a state change goes through the
 // capacity gate, is stamped in OperationHistory and logged. Status changes
@@ -130,7 +130,7 @@ func (m *Machine) Step(ctx context.Context, h *Host) StepResult {
 	p := &pass{m: m, h: h, next: h.Status.State, haveCreds: h.Spec.BMC.HasCredentials()}
 	r := p.run(WithPass(ctx))
 
-	// BMO updateHostStateFrom (SM:113-150): a transition into a gated
+	// BMO updateHostStateFrom (SM hostStateMachine.updateHostStateFrom): a transition into a gated
 	// state needs a slot. Unlike BMO, which keeps the handler's side
 	// effects (and so counts a provisioning failure again on every delayed
 	// pass), a refused transition undoes the handler's status changes.
@@ -181,7 +181,7 @@ func (p *pass) run(ctx context.Context) StepResult {
 	return handler(p, ctx)
 }
 
-// checkCapacity is BMO checkDelayedHost (SM:153-176): a host in a gated
+// checkCapacity is BMO checkDelayedHost (SM hostStateMachine.checkDelayedHost): a host in a gated
 // state needs a slot on every pass. A delayed host whose slot is now free
 // (or which no longer needs one) is cleared; BMO saves and requeues, we go
 // on in the same pass. A transition into a gated state is checked again.
@@ -195,7 +195,7 @@ func (p *pass) checkCapacity() (StepResult, bool) {
 	return StepResult{}, false
 }
 
-// initiateDelete is BMO checkInitiateDelete (SM:224-275).
+// initiateDelete is BMO checkInitiateDelete (SM hostStateMachine.checkInitiateDelete).
 func (p *pass) initiateDelete(ctx context.Context) bool {
 	h := p.h
 	if !h.Deleting || h.Status.State == StateDeleted {
@@ -228,7 +228,7 @@ func (p *pass) initiateDelete(ctx context.Context) bool {
 	return true
 }
 
-// checkDetached is BMO checkDetachedHost (SM:300-343).
+// checkDetached is BMO checkDetachedHost (SM hostStateMachine.checkDetachedHost).
 func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 	h := p.h
 	if h.Detached {
@@ -260,7 +260,7 @@ func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 	return StepResult{}, false
 }
 
-// detach is BMO detachHost (CTL:673-698): delete the node without
+// detach is BMO detachHost (CTL BareMetalHostReconciler.detachHost): delete the node without
 // deprovisioning it; the host then polls slowly.
 func (p *pass) detach(ctx context.Context) StepResult {
 	h := p.h
@@ -285,8 +285,8 @@ func (p *pass) detach(ctx context.Context) StepResult {
 	return StepResult{Kind: StepSteady, Requeue: slowPoll}
 }
 
-// ensureRegistered is BMO ensureRegistered + registerHost (SM:345-390,
-// CTL:893-1080): Register runs on every pass except in none, unmanaged
+// ensureRegistered is BMO ensureRegistered + registerHost (SM hostStateMachine.ensureRegistered, handleNone,
+// CTL BareMetalHostReconciler.registerHost): Register runs on every pass except in none, unmanaged
 // and deleting. It returns stop=true when the pass ends here.
 func (p *pass) ensureRegistered(ctx context.Context) (StepResult, bool) {
 	h := p.h
@@ -300,11 +300,11 @@ func (p *pass) ensureRegistered(ctx context.Context) (StepResult, bool) {
 	if !p.haveCreds {
 		if h.Deleting {
 			// BMO goes on with empty credentials while deleting and
-			// does not try to register (CTL:228-233, SM:346-351).
+			// does not try to register (CTL BareMetalHostReconciler.Reconcile, SM hostStateMachine.ensureRegistered).
 			return StepResult{}, false
 		}
 		// BMO fails with a registration error when the BMC details are
-		// missing (CTL:397-433); a host still registering is treated
+		// missing (CTL BareMetalHostReconciler.credentialsErrorResult); a host still registering is treated
 		// as a host without a BMC instead (none/unmanaged rows).
 		if h.Status.State == StateRegistering {
 			h.Status.OperationalStatus = OperationalDiscovered
@@ -317,7 +317,7 @@ func (p *pass) ensureRegistered(ctx context.Context) (StepResult, bool) {
 	credsChanged := h.Spec.BMC.CredentialsVersion != h.Status.GoodCredentials
 	res, id, err := p.m.Prov.Register(ctx, h, credsChanged, h.Status.ErrorType == RegistrationError)
 	// Save the id at once, even with an error: the node exists and a
-	// re-run must find it (BMO saves it after the error checks, CTL:1011).
+	// re-run must find it (BMO saves it after the error checks, CTL BareMetalHostReconciler.registerHost).
 	if id != "" && id != h.Status.ID {
 		p.log(ctx, "setting provisioning id", map[string]any{"new_id": id})
 		h.Status.ID = id
@@ -328,7 +328,7 @@ func (p *pass) ensureRegistered(ctx context.Context) (StepResult, bool) {
 	if r, done := p.outcome(res, err, RegistrationError); !done {
 		return r, true
 	}
-	// Registered with these credentials (CTL:1061-1074). BMO returns
+	// Registered with these credentials (CTL BareMetalHostReconciler.registerHost). BMO returns
 	// actionUpdate here to save the status; ours lives in memory, so the
 	// pass goes on to the state handler.
 	if h.Status.GoodCredentials != h.Spec.BMC.CredentialsVersion {
@@ -358,7 +358,7 @@ func (p *pass) outcome(res Result, err error, t ErrorType) (r StepResult, done b
 	return StepResult{}, true
 }
 
-// fail is BMO recordActionFailure/setErrorMessage (CTL:360-380, 533-538).
+// fail is BMO recordActionFailure/setErrorMessage (CTL recordActionFailure, 533-538).
 func (p *pass) fail(t ErrorType, msg string) StepResult {
 	s := &p.h.Status
 	s.OperationalStatus = OperationalError
@@ -368,7 +368,7 @@ func (p *pass) fail(t ErrorType, msg string) StepResult {
 	return StepResult{Kind: StepFailed, Requeue: p.m.Backoff(s.ErrorCount)}
 }
 
-// clearError is BMO clearError (CTL:512-531).
+// clearError is BMO clearError (CTL clearErrorWithStatus, clearError).
 func (p *pass) clearError() {
 	s := &p.h.Status
 	s.OperationalStatus = OperationalOK
@@ -389,13 +389,13 @@ func (p *pass) succeed(next State) StepResult {
 	return p.complete(next)
 }
 
-// delayed is BMO recordActionDelayed (CTL:382-395): retry after 1-2 min.
+// delayed is BMO recordActionDelayed (CTL recordActionDelayed): retry after 1-2 min.
 func (p *pass) delayed() StepResult {
 	p.h.Status.OperationalStatus = OperationalDelayed
 	return StepResult{Kind: StepDelayed, Requeue: p.m.Backoff(1)}
 }
 
-// enter records the state change (SM:123-135).
+// enter records the state change (SM hostStateMachine.updateHostStateFrom).
 func (p *pass) enter(ctx context.Context, next State) {
 	p.m.setState(ctx, p.h, next, nil)
 }

@@ -82,7 +82,7 @@ func wantCount(n int) func(t *testing.T, h *Host, r StepResult, f *fakeProv) {
 func TestStateTable(t *testing.T) {
 	transient := errors.New("connection refused")
 	runStepCases(t, []stepCase{
-		// none (SM:392)
+		// none (SM hostStateMachine.handleNone)
 		{name: "none with BMC -> registering", host: withHost(StateNone, nil),
 			wantKind: StepComplete, wantState: StateRegistering, wantCalls: "-"},
 		{name: "none without BMC -> unmanaged, discovered", host: withHost(StateNone, noBMC),
@@ -107,7 +107,7 @@ func TestStateTable(t *testing.T) {
 					t.Errorf("opStatus = %q", h.Status.OperationalStatus)
 				}
 			}},
-		// registering (SM:414)
+		// registering (SM hostStateMachine.handleRegistering)
 		{name: "registering -> inspecting", host: withHost(StateRegistering, func(h *Host) { h.Status.ErrorCount = 2 }),
 			wantKind: StepComplete, wantState: StateInspecting, wantCalls: "Register", check: wantCount(0)},
 		{name: "registering externally provisioned -> externally provisioned",
@@ -161,7 +161,7 @@ func TestStateTable(t *testing.T) {
 					t.Errorf("goodCredentials = %q", h.Status.GoodCredentials)
 				}
 			}},
-		// inspecting (SM:432)
+		// inspecting (SM hostStateMachine.handleInspecting)
 		{name: "inspecting -> preparing", host: withHost(StateInspecting, nil),
 			wantKind: StepComplete, wantState: StatePreparing, wantCalls: "Register,Inspect",
 			check: func(t *testing.T, h *Host, _ StepResult, _ *fakeProv) {
@@ -192,7 +192,7 @@ func TestStateTable(t *testing.T) {
 					t.Errorf("refresh not passed or request not cleared")
 				}
 			}},
-		// preparing (SM:465)
+		// preparing (SM hostStateMachine.handlePreparing)
 		{name: "preparing -> available", host: withHost(StatePreparing, func(h *Host) { h.Status.ErrorCount = 1 }),
 			wantKind: StepComplete, wantState: StateAvailable, wantCalls: "Register,Prepare",
 			check: func(t *testing.T, h *Host, _ StepResult, f *fakeProv) {
@@ -243,7 +243,7 @@ func TestStateTable(t *testing.T) {
 		{name: "preparing transient error", host: withHost(StatePreparing, nil),
 			script:   func(f *fakeProv) { f.on("Prepare", provReply{err: transient}) },
 			wantKind: StepError, wantState: StatePreparing, wantCalls: "Register,Prepare"},
-		// provisioning (SM:558)
+		// provisioning (SM hostStateMachine.imageProvisioningCancelled)
 		{name: "provisioning -> provisioned",
 			host: withHost(StateProvisioning, func(h *Host) {
 				h.Spec.Image = testImage("http://img/a")
@@ -291,7 +291,7 @@ func TestStateTable(t *testing.T) {
 					t.Errorf("provisioningFailCount = %d", h.Status.ProvisioningFailCount)
 				}
 			}},
-		// provisioned (SM:588)
+		// provisioned (SM hostStateMachine.handleProvisioned)
 		{name: "provisioned steady: adopt and power", host: func() *Host { return provisionedHost("http://img/a") },
 			wantKind: StepSteady, wantState: StateProvisioned, wantCalls: "Register,Adopt,PowerOn",
 			check: func(t *testing.T, _ *Host, r StepResult, _ *fakeProv) {
@@ -393,7 +393,7 @@ func TestStateTable(t *testing.T) {
 				f.on("PowerOn", provReply{res: Result{Dirty: true, RequeueAfter: 3 * time.Second, Verb: "power on"}})
 			},
 			wantKind: StepContinue, wantState: StateProvisioned, wantCalls: "Register,Adopt,PowerOn"},
-		// externally provisioned (SM:441)
+		// externally provisioned (SM hostStateMachine.handleExternallyProvisioned)
 		{name: "externally provisioned steady",
 			host:     withHost(StateExternallyProvisioned, func(h *Host) { h.Spec.ExternallyProvisioned = true }),
 			wantKind: StepSteady, wantState: StateExternallyProvisioned, wantCalls: "Register,Adopt,PowerOn",
@@ -417,7 +417,7 @@ func TestStateTable(t *testing.T) {
 					t.Errorf("status = %+v", h.Status)
 				}
 			}},
-		// deprovisioning (SM:597)
+		// deprovisioning (SM hostStateMachine.handleDeprovisioning)
 		{name: "deprovisioning -> available, image and hints cleared",
 			host: func() *Host {
 				h := provisionedHost("http://img/a")
@@ -454,7 +454,7 @@ func TestStateTable(t *testing.T) {
 		{name: "deprovisioning when deleting -> powering off before delete",
 			host:     withHost(StateDeprovisioning, func(h *Host) { h.Deleting = true }),
 			wantKind: StepComplete, wantState: StatePoweringOffBeforeDelete, wantCalls: "Register,Deprovision"},
-		// powering off before delete (CTL:540)
+		// powering off before delete (CTL BareMetalHostReconciler.actionPowerOffBeforeDeleting)
 		{name: "powering off before delete -> deleting",
 			host: withHost(StatePoweringOffBeforeDelete, func(h *Host) {
 				h.Deleting, h.Status.PoweredOn = true, true
@@ -482,7 +482,7 @@ func TestStateTable(t *testing.T) {
 					t.Errorf("hard power off failure was clarified as soft")
 				}
 			}},
-		// deleting (CTL:574)
+		// deleting (CTL BareMetalHostReconciler.actionDeleting)
 		{name: "deleting -> deleted", host: withHost(StateDeleting, func(h *Host) { h.Deleting = true }),
 			wantKind: StepComplete, wantState: StateDeleted, wantCalls: "Delete"},
 		{name: "deleting in progress", host: withHost(StateDeleting, func(h *Host) { h.Deleting = true }),
@@ -502,7 +502,7 @@ func TestStateTable(t *testing.T) {
 }
 
 // TestAvailableChecks covers BMO's ordered checks in available
-// (SM:474-519): each check wins over the ones after it.
+// (SM hostStateMachine.handleAvailable): each check wins over the ones after it.
 func TestAvailableChecks(t *testing.T) {
 	all := func(h *Host) {
 		h.Spec.ExternallyProvisioned = true
@@ -618,7 +618,7 @@ func TestProvisioningRetryLimit(t *testing.T) {
 	})
 }
 
-// TestDeleteInitiation covers SM:224-275.
+// TestDeleteInitiation covers SM hostStateMachine.checkInitiateDelete.
 func TestDeleteInitiation(t *testing.T) {
 	del := func(st State, mod func(h *Host)) func() *Host {
 		return withHost(st, func(h *Host) {
@@ -658,7 +658,7 @@ func TestDeleteInitiation(t *testing.T) {
 	runStepCases(t, cases)
 }
 
-// TestForwardProgress covers the delete rules of SM:596-661.
+// TestForwardProgress covers the delete rules of SM hostStateMachine.handleDeprovisioning, handlePoweringOffBeforeDelete.
 func TestForwardProgress(t *testing.T) {
 	del := func(st State, mod func(h *Host)) func() *Host {
 		return withHost(st, func(h *Host) {
@@ -727,7 +727,7 @@ func TestForwardProgress(t *testing.T) {
 	})
 }
 
-// TestDetach covers SM:300-343 and CTL:673-698.
+// TestDetach covers SM hostStateMachine.checkDetachedHost and CTL BareMetalHostReconciler.detachHost.
 func TestDetach(t *testing.T) {
 	detached := func(st State, force bool) func() *Host {
 		return withHost(st, func(h *Host) { h.Detached, h.DetachForce = true, force })
@@ -844,7 +844,7 @@ func TestRegistrationIDSavedOnError(t *testing.T) {
 			t.Errorf("%+v: id = %q, changed = %v", r, h.Status.ID, res.Changed)
 		}
 	}
-	// A new id while preparing forgets what was prepared (CTL:1014).
+	// A new id while preparing forgets what was prepared (CTL BareMetalHostReconciler.registerHost).
 	e := newEnv()
 	h := newHost(StatePreparing)
 	h.Status.PreparedRootDeviceHints = &RootDeviceHints{DeviceName: "/dev/sda"}

@@ -1,10 +1,3 @@
-// Package lifecycle is the Bare Metal Operator's host state machine, ported
-// to a pure Go package: states, transitions, actions, error types, retry and
-// backoff, the capacity gate and the delete rules. It knows nothing of
-// Terraform and nothing of Ironic; it drives hardware only through the
-// Provisioner interface (as BMO's pkg/provisioner does). internal/ironic
-// implements that interface; internal/resources translates Terraform models
-// into Host values and calls Converge.
 package lifecycle
 
 import (

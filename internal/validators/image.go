@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Image checksum types and formats (BMO API:691-727).
+// Image checksum types and formats (BMO API Image and its checksum type and format constants).
 var (
 	ChecksumTypes = []string{"auto", "md5", "sha256", "sha512"}
 	ImageFormats  = []string{"raw", "qcow2", "vdi", "vmdk", "live-iso"}
@@ -37,7 +37,7 @@ type ImageProblem struct {
 	Detail    string
 }
 
-// CheckImage applies BMO's image rules (API:1183-1215) plus the checks a
+// CheckImage applies BMO's image rules (API Image.GetChecksum) plus the checks a
 // plan can do early:
 //   - the URL is http(s)://, file:// or oci://;
 //   - an oci:// image must not have a checksum;

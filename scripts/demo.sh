@@ -194,7 +194,7 @@ echo "== simulated BMCs:"; curl -fsS "http://127.0.0.1:$bmc_port/sim/systems"; e
 
 work=$(mktemp -d /tmp/baremetal-demo.XXXXXX)
 cp examples/demo/*.tf "$work/"
-for _ in $(seq 1 50); do curl -fsS -m 1 -o /dev/null "http://127.0.0.1:$image_port/demo.qcow2" && break; sleep 0.2; done
+for _ in $(seq 1 50); do curl -fsS -m 1 -o /dev/null "http://127.0.0.1:$image_port/demo.qcow2" 2>/dev/null && break; sleep 0.2; done
 cat >"$work/terraform.tfvars" <<TFVARS
 bmc_base     = "redfish+http://127.0.0.1:$bmc_port"
 image_url    = "http://127.0.0.1:$image_port/demo.qcow2"

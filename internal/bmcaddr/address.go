@@ -259,7 +259,7 @@ func Parse(address string) (*AccessDetails, error) {
 		}
 	} else {
 		if u.Path != "" && u.Path != "/" {
-			return nil, fmt.Errorf("BMC address %q has a path (%s), but a %s address is only a host and port: "+
+			return nil, fmt.Errorf("BMC address %q has a path (%s); %s addresses are only a host and port: "+
 				"paths belong to Redfish addresses (redfish://host/redfish/v1/Systems/1)", shown, u.Path, base)
 		}
 		q, err := url.ParseQuery(u.RawQuery)

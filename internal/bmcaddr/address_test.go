@@ -149,6 +149,8 @@ func TestParseAddressErrors(t *testing.T) {
 		{"no host", "redfish://", []string{"has no host"}},
 		{"no host with path", "redfish:///redfish/v1/Systems/1", []string{"has no host"}},
 		{"only port", "ipmi://:623", []string{"has no host"}},
+		{"path on ipmi", "ipmi://10.0.0.6:623/redfish/v1/Systems/1", []string{"has a path (/redfish/v1/Systems/1); ipmi addresses are only a host and port"}},
+		{"path on libvirt", "libvirt://10.0.0.6/x", []string{"libvirt addresses are only a host and port"}},
 		{"bad dns name", "my-.examplehost.com", []string{`host "my-.examplehost.com" is neither an IP address nor a valid DNS name`}},
 		{"underscore", "redfish://bmc_1.example.com", []string{"neither an IP address nor a valid DNS name"}},
 		{"bad ipv4", "ipmi://10.0.0.256", []string{`host "10.0.0.256" is not a valid IPv4 address`}},

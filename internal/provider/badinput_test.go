@@ -579,9 +579,11 @@ func clearProviderEnv(t *testing.T) {
 		"BAREMETAL_CACERT_FILE", "BAREMETAL_CLIENT_CERT_FILE", "BAREMETAL_CLIENT_KEY_FILE", "BAREMETAL_INSECURE",
 		"BAREMETAL_MICROVERSION", "BAREMETAL_API_WAIT_TIMEOUT", "BAREMETAL_MAX_CONCURRENT_PROVISIONING",
 		"OS_CLOUD", "OS_AUTH_URL", "OS_USERNAME", "OS_PASSWORD", "OS_TOKEN", "OS_APPLICATION_CREDENTIAL_ID",
-		"OS_APPLICATION_CREDENTIAL_NAME"} {
+		"OS_APPLICATION_CREDENTIAL_NAME", "OS_USER_ID", "OS_CLIENT_CONFIG_FILE"} {
 		t.Setenv(k, "")
 	}
+	// No clouds.yaml of the developer's either.
+	t.Setenv("HOME", t.TempDir())
 }
 
 func caseFile(i int) string { return fmt.Sprintf("case_%03d.tf", i) }

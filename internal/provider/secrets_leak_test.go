@@ -25,8 +25,7 @@ import (
 // in the state file.
 func TestAccSecretsNotLeaked(t *testing.T) {
 	acctest.PreCheck(t)
-	tf := acctest.TerraformPath(t)
-	requireTerraform(t, tf, 1, 11)
+	requireTerraform(t, acctest.TerraformPath(t), 1, 11)
 
 	secret := func(what string) string {
 		b := make([]byte, 6)
@@ -45,17 +44,10 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 		"user data": userData, "Ironic password": ironicPass,
 	}
 
-	bin := buildProvider(t)
-	dir := t.TempDir()
-	rc := filepath.Join(dir, "terraformrc")
-	writeFile(t, rc, fmt.Sprintf(`provider_installation {
-  dev_overrides { "registry.terraform.io/hashicorp/baremetal" = %q }
-  direct {}
-}
-`, bin))
-	logPath := filepath.Join(dir, "trace.log")
-	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_LOG=TRACE", "TF_LOG_PATH="+logPath,
-		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1", "BAREMETAL_ENDPOINT=", "BAREMETAL_PASSWORD=")
+	t.Setenv("BAREMETAL_ENDPOINT", "")
+	t.Setenv("BAREMETAL_PASSWORD", "")
+	rr := newRealRun(t)
+	dir, run := rr.dir, rr.run
 
 	srv, _ := acctest.StartSim(t, 1, "admin", bmcPassword)
 	name := acctest.Name("acc-leak")
@@ -95,12 +87,6 @@ resource "baremetal_deployment" "leak" {
 `, acctest.Endpoint(), ironicPass, name, "redfish+"+srv.SystemURL("sys-0"), password, version, driverSecret,
 			acctest.SimHostDriver, userData)
 	}
-	run := func(args ...string) (string, error) {
-		cmd := exec.Command(tf, args...)
-		cmd.Dir, cmd.Env = dir, env
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
 	var printed strings.Builder
 	t.Cleanup(func() {
 		writeFile(t, filepath.Join(dir, "main.tf"), config(bmcPassword, "1"))
@@ -128,37 +114,111 @@ resource "baremetal_deployment" "leak" {
 		t.Errorf("the failed apply does not say why:\n%s", out)
 	}
 
-	state, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	trace, err := os.ReadFile(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The log must really hold the provider's TRACE output, else its
-	// silence proves nothing.
-	for _, want := range []string{"[TRACE] provider.terraform-provider-baremetal", "Ironic API request", "host state"} {
-		if !strings.Contains(string(trace), want) {
-			t.Fatalf("the TRACE log (%d bytes) has no %q: the provider's logs were not captured", len(trace), want)
-		}
-	}
+	state := rr.checkNoLeaks(t, secrets, nil, printed.String())
 	var st struct {
 		Resources []struct{ Type string } `json:"resources"`
 	}
 	if err := json.Unmarshal(state, &st); err != nil || len(st.Resources) != 2 {
 		t.Fatalf("state holds %d resources (%v), want the host and the deployment", len(st.Resources), err)
 	}
-	for what, s := range secrets {
-		for where, text := range map[string]string{"the TRACE log": string(trace), "Terraform's output": printed.String(), "the state": string(state)} {
+}
+
+// TestAccKeystoneTokenNotLeaked: the same real run with keystone
+// authentication against the Keystone rig: neither the Keystone password
+// nor any token (a Fernet token starts with gAAAAA) may appear in the
+// TRACE log, the output or the state, while Ironic saw requests with the
+// token.
+func TestAccKeystoneTokenNotLeaked(t *testing.T) {
+	r := keystoneTestRig(t)
+	rr := newRealRun(t)
+	writeFile(t, filepath.Join(rr.dir, "main.tf"), keystoneProvider(fmt.Sprintf(`  keystone = {
+    auth_url            = %q
+    username            = %q
+    password            = %q
+    user_domain_name    = %q
+    project_name        = %q
+    project_domain_name = %q
+    region              = %q
+  }`, r.AuthURL, r.Username, r.Password, r.DomainName, r.ProjectName, r.DomainName, r.Region))+hostsData)
+	mark := r.logMark(t)
+	out, err := rr.run("apply", "-auto-approve", "-input=false", "-no-color")
+	if err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+	if err := r.checkIronicSawToken(t, mark, "real run")(nil); err != nil {
+		t.Fatal(err)
+	}
+	rr.checkNoLeaks(t, map[string]string{"Keystone password": r.Password},
+		map[string]string{"a Keystone (Fernet) token": "gAAAAA"}, out)
+}
+
+// realRun is a directory where the provider runs as a user runs it: a
+// built binary (dev_overrides) under the Terraform CLI, with TF_LOG=TRACE
+// into TF_LOG_PATH.
+type realRun struct {
+	dir, logPath string
+	run          func(args ...string) (string, error)
+}
+
+func newRealRun(t *testing.T) realRun {
+	t.Helper()
+	tf := acctest.TerraformPath(t)
+	bin := buildProvider(t)
+	dir := t.TempDir()
+	rc := filepath.Join(dir, "terraformrc")
+	writeFile(t, rc, fmt.Sprintf(`provider_installation {
+  dev_overrides { "registry.terraform.io/hashicorp/baremetal" = %q }
+  direct {}
+}
+`, bin))
+	logPath := filepath.Join(dir, "trace.log")
+	env := append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_LOG=TRACE", "TF_LOG_PATH="+logPath,
+		"CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+	return realRun{dir: dir, logPath: logPath, run: func(args ...string) (string, error) {
+		cmd := exec.Command(tf, args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}}
+}
+
+// checkNoLeaks checks that the TRACE log really holds the provider's TRACE
+// output (else its silence proves nothing), and that no secret, nor any
+// of the patterns, appears in it, in printed (what Terraform printed) or in
+// the state file, which it returns.
+func (rr realRun) checkNoLeaks(t *testing.T, secrets, patterns map[string]string, printed string) []byte {
+	t.Helper()
+	state, err := os.ReadFile(filepath.Join(rr.dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := os.ReadFile(rr.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[TRACE] provider.terraform-provider-baremetal", "Ironic API request"} {
+		if !strings.Contains(string(trace), want) {
+			t.Fatalf("the TRACE log (%d bytes) has no %q: the provider's logs were not captured", len(trace), want)
+		}
+	}
+	all := map[string]string{}
+	for k, v := range secrets {
+		all[k] = v
+	}
+	for k, v := range patterns {
+		all[k] = v
+	}
+	for what, s := range all {
+		for where, text := range map[string]string{"the TRACE log": string(trace), "Terraform's output": printed, "the state": string(state)} {
 			if i := strings.Index(text, s); i >= 0 {
 				t.Errorf("the %s appears in %s: ...%s...", what, where,
 					strings.ReplaceAll(text[max(0, i-300):min(len(text), i+len(s)+100)], s, "<"+what+">"))
 			}
 		}
 	}
-	t.Logf("checked %d bytes of TRACE log, %d bytes of output and %d bytes of state for %d secrets",
-		len(trace), printed.Len(), len(state), len(secrets))
+	t.Logf("checked %d bytes of TRACE log, %d bytes of output and %d bytes of state for %d secrets and %d patterns",
+		len(trace), len(printed), len(state), len(secrets), len(patterns))
+	return state
 }
 
 // requireTerraform skips the test, saying so, unless the CLI at tf is at

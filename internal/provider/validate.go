@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"time"
@@ -203,6 +204,9 @@ func validateAuth(m providerModel, auth setting, d *diag.Diagnostics) {
 			return
 		}
 		if !authURL.set {
+			if cloudsYAMLExists() {
+				return // its default cloud may say everything
+			}
 			d.AddAttributeError(path.Root("keystone"), "Incomplete keystone authentication",
 				fmt.Sprintf("%s = \"keystone\" needs keystone.cloud (or OS_CLOUD) naming a cloud in clouds.yaml, or keystone.auth_url (or OS_AUTH_URL) with credentials.", auth.from))
 			return
@@ -224,7 +228,7 @@ func validateAuth(m providerModel, auth setting, d *diag.Diagnostics) {
 			return
 		}
 		appCred := acID.set || os.Getenv("OS_APPLICATION_CREDENTIAL_NAME") != ""
-		if appCred || os.Getenv("OS_TOKEN") != "" || user.unknown || pass.unknown {
+		if appCred || os.Getenv("OS_TOKEN") != "" || os.Getenv("OS_USER_ID") != "" || user.unknown || pass.unknown {
 			return
 		}
 		if !user.set || !pass.set {
@@ -238,6 +242,24 @@ func validateAuth(m providerModel, auth setting, d *diag.Diagnostics) {
 				fmt.Sprintf("The keystone attribute is only used when auth is \"keystone\"; %s is %q.", auth.from, strategy))
 		}
 	}
+}
+
+// cloudsYAMLExists reports whether a clouds.yaml is where OpenStack
+// clients look for one.
+func cloudsYAMLExists() bool {
+	candidates := []string{os.Getenv("OS_CLIENT_CONFIG_FILE"), "clouds.yaml", "/etc/openstack/clouds.yaml"}
+	if home, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, filepath.Join(home, ".config", "openstack", "clouds.yaml"))
+	}
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		if _, err := os.Stat(c); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // checkCAFile checks that a CA file exists and holds PEM certificates.

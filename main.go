@@ -7,6 +7,9 @@ import (
 	"context"
 	"flag"
 	"log"
+	"net/http"
+	_ "net/http/pprof" // served only when BAREMETAL_PPROF_ADDR is set
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -22,6 +25,12 @@ func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
+
+	// Profiling for benchmarks (scripts/bench.sh): pprof on a loopback
+	// address. Never on by default.
+	if addr := os.Getenv("BAREMETAL_PPROF_ADDR"); addr != "" {
+		go func() { _ = http.ListenAndServe(addr, nil) }()
+	}
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/baremetal-tf/baremetal",

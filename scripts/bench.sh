@@ -1,44 +1,245 @@
 #!/usr/bin/env bash
-# Benchmarks, written to bench/results.txt:
-#  1. Go benchmarks of the state machine and the watcher (ratios side by side);
-#  2. a fleet of N fake-hardware hosts applied and destroyed in one
-#     configuration against a real Ironic: wall time and Ironic requests
-#     (counted from Ironic's log).
+# Benchmarks, written to bench/results.txt with the commit they measured.
+#
+# For N in BENCH_SIZES (20 100 500), side by side against one Ironic:
+#   - the floor (bench/floor: a minimal API client driving N fake-hardware
+#     nodes through the same states, one list request every 0.2 s, at most 32
+#     requests in flight): apply (create, manage, inspect, provide, power on)
+#     and destroy (power off, delete);
+#   - this provider (bench/fleet): terraform apply -parallelism=N, a refresh
+#     plan, terraform destroy -parallelism=N;
+#   - BENCH_COMPARE=<git rev> also runs the provider built from that rev
+#     (before/after, side by side in the same run).
+# Ironic requests are counted from Ironic's log; the provider's peak RSS is
+# the highest VmHWM of its processes; a sampler lists the nodes every second
+# (its own requests are left out of the counts) and records the most nodes
+# inspecting, cleaning or deploying at once, to check the capacity gate (20).
+# Sizes below BENCH_MEDIAN_MAX (100) run BENCH_RUNS (3) times; the table shows
+# medians. At the largest size a CPU profile (30 s) and a heap profile of the
+# provider are taken through BAREMETAL_PPROF_ADDR (BENCH_PPROF_PORT, 16408)
+# and their top lines written to bench/.
+#
+# Settings: IRONIC_PORT, BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
+# BENCH_COMPARE, BENCH_GO_BENCH=0 (skip the Go benchmarks).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$here"
-hosts=${BENCH_HOSTS:-20}
+sizes=${BENCH_SIZES:-20 100 500}
+runs=${BENCH_RUNS:-3}
+median_max=${BENCH_MEDIAN_MAX:-100}
+pprof_port=${BENCH_PPROF_PORT:-16408}
 command -v bc >/dev/null || { apt-get update -qq && apt-get install -y -qq bc >/dev/null; }
+command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 >/dev/null; }
 out=$here/bench/results.txt
-{
-  echo "# make bench, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(go version | cut -d' ' -f3)"
-  echo
-  echo "## Go benchmarks"
-  go test -run '^$' -bench . -benchtime 3x ./internal/ironic/ ./internal/lifecycle/ 2>&1 | grep -E '^(Benchmark|ok|PASS)' || true
-} >"$out.tmp"
+bench_start=$(date +%s)
 
 export IRONIC_PORT=${IRONIC_PORT:-6391} IRONIC_RUN_DIR=$here/.tools/run-bench
 "$here/scripts/ironic.sh" start
-trap '"$here/scripts/ironic.sh" stop' EXIT
-setup_terraform
 work=$(mktemp -d)
-cp bench/fleet/main.tf "$work/"
-before=$(ironic_requests)
-t0=$(date +%s.%N)
-tf "$work" apply -auto-approve -input=false -parallelism="$hosts" -var hosts="$hosts" >"$work/apply.log"
-t1=$(date +%s.%N)
-mid=$(ironic_requests)
-tf "$work" plan -detailed-exitcode -input=false -var hosts="$hosts" >"$work/plan.log"
-mid2=$(ironic_requests)
-tf "$work" destroy -auto-approve -input=false -parallelism="$hosts" -var hosts="$hosts" >"$work/destroy.log"
-t2=$(date +%s.%N)
-after=$(ironic_requests)
+trap '"$here/scripts/ironic.sh" stop; kill $(jobs -p) 2>/dev/null || true' EXIT
+endpoint=http://127.0.0.1:$IRONIC_PORT
+export BAREMETAL_ENDPOINT=$endpoint
+
+# Terraform: the one on PATH (1.11 on the development image), else the
+# source build of scripts/terraform.sh.
+TF=$(command -v terraform || "$here/scripts/terraform.sh")
+
+# provider_dir NAME REV: builds the provider (REV: a git revision, or
+# "work" for the worktree) behind a wrapper that records the pids of its
+# processes, and prints the directory for dev_overrides.
+provider_dir() {
+  local name=$1 rev=$2 dir=$here/.tools/bench-provider/$1
+  mkdir -p "$dir"
+  if [ "$rev" = work ]; then
+    go build -o "$dir/provider.bin" "$here"
+  else
+    local src=$work/src-$name
+    mkdir -p "$src"
+    git -C "$here" archive "$rev" | tar -x -C "$src"
+    (cd "$src" && go build -o "$dir/provider.bin" .)
+  fi
+  cat >"$dir/terraform-provider-baremetal" <<'SH'
+#!/bin/sh
+[ -n "${BENCH_PIDS:-}" ] && echo $$ >>"$BENCH_PIDS"
+exec "$(dirname "$0")/provider.bin" "$@"
+SH
+  chmod +x "$dir/terraform-provider-baremetal"
+  echo "$dir"
+}
+
+# Counting: every API request in Ironic's log except the sampler's own
+# (sort_dir=desc marks them).
+ironic_count() { grep '" status: ' "$("$here/scripts/ironic.sh" log)" | grep -vc 'sort_dir=desc' || true; }
+
+# sampler FILE: every second, the number of nodes inspecting, cleaning or
+# deploying (the capacity gate's states in Ironic), appended to FILE.
+sampler() {
+  while :; do
+    curl -fsS -m 5 -H "X-OpenStack-Ironic-API-Version: 1.82" \
+      "$endpoint/v1/nodes?fields=provision_state&limit=1000&sort_dir=desc" 2>/dev/null |
+      python3 -c 'import json,sys
+busy={"inspecting","inspect wait","cleaning","clean wait","deploying","wait call-back","deleting"}
+try: print(sum(1 for n in json.load(sys.stdin)["nodes"] if n["provision_state"] in busy))
+except Exception: pass' >>"$1" || true
+    sleep 1
+  done
+}
+
+# rss_sampler PIDFILE OUT: the highest VmHWM (kB) of the pids in PIDFILE.
+rss_sampler() {
+  local max=0
+  while :; do
+    if [ -f "$1" ]; then
+      for pid in $(cat "$1"); do
+        v=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+        [ -n "$v" ] && [ "$v" -gt "$max" ] && max=$v && echo "$max" >"$2"
+      done
+    fi
+    sleep 0.2
+  done
+}
+
+now() { date +%s.%N; }
+secs() { echo "$2 - $1" | bc; }
+
+# One measured step: sets wall, reqs, peak (max gate-state nodes).
+measure() {
+  local label=$1; shift
+  local gate=$work/gate.$label r0 t0 t1
+  : >"$gate"
+  sampler "$gate" & local sp=$!
+  r0=$(ironic_count); t0=$(now)
+  if ! "$@" >"$work/$label.log" 2>&1; then
+    kill $sp 2>/dev/null || true
+    echo "bench: $label failed; last lines:" >&2; tail -30 "$work/$label.log" >&2
+    exit 1
+  fi
+  t1=$(now)
+  kill $sp 2>/dev/null || true; wait $sp 2>/dev/null || true
+  wall=$(secs "$t0" "$t1"); reqs=$(( $(ironic_count) - r0 ))
+  peak=$(sort -n "$gate" | tail -1); peak=${peak:-0}
+}
+
+run_floor() { # N RUN
+  local n=$1 i=$2
+  go build -o "$work/floor" ./bench/floor
+  measure "floor-apply-$n-$i" "$work/floor" -endpoint "$endpoint" -hosts "$n" -prefix "floor$i" apply
+  echo "$n floor $i apply $wall $reqs $peak 0" >>"$work/rows"
+  measure "floor-destroy-$n-$i" "$work/floor" -endpoint "$endpoint" -hosts "$n" -prefix "floor$i" destroy
+  echo "$n floor $i destroy $wall $reqs $peak 0" >>"$work/rows"
+}
+
+run_provider() { # NAME N RUN
+  local name=$1 n=$2 i=$3 dir=$work/tf-$1-$2-$3 pids=$work/pids-$1-$2-$3 rss=$work/rss-$1-$2-$3
+  mkdir -p "$dir"
+  sed "s/fleet-\${count.index}/$name$i-\${count.index}/" bench/fleet/main.tf >"$dir/main.tf"
+  export TF_CLI_CONFIG_FILE=$work/$name.tfrc BENCH_PIDS=$pids
+  echo 0 >"$rss"
+  rss_sampler "$pids" "$rss" & local rp=$!
+  local prof=""
+  if [ "$n" = "$largest" ] && [ "$i" = 1 ] && [ "$name" = this ]; then
+    export BAREMETAL_PPROF_ADDR=127.0.0.1:$pprof_port
+    ( sleep 20
+      curl -fsS -m 60 -o "$work/cpu-$n.pb.gz" "http://$BAREMETAL_PPROF_ADDR/debug/pprof/profile?seconds=30" || true
+      curl -fsS -m 20 -o "$work/heap-$n.pb.gz" "http://$BAREMETAL_PPROF_ADDR/debug/pprof/heap" || true ) & prof=$!
+  fi
+  measure "$name-apply-$n-$i" "$TF" -chdir="$dir" apply -auto-approve -input=false -parallelism="$n" -var hosts="$n"
+  local aw=$wall ar=$reqs ap=$peak
+  unset BAREMETAL_PPROF_ADDR
+  [ -z "$prof" ] || wait $prof || true
+  measure "$name-plan-$n-$i" "$TF" -chdir="$dir" plan -detailed-exitcode -input=false -var hosts="$n"
+  local pw=$wall pr=$reqs
+  measure "$name-destroy-$n-$i" "$TF" -chdir="$dir" destroy -auto-approve -input=false -parallelism="$n" -var hosts="$n"
+  kill $rp 2>/dev/null || true; wait $rp 2>/dev/null || true
+  local kb; kb=$(cat "$rss")
+  echo "$n $name $i apply $aw $ar $ap $kb" >>"$work/rows"
+  echo "$n $name $i refresh $pw $pr 0 $kb" >>"$work/rows"
+  echo "$n $name $i destroy $wall $reqs $peak $kb" >>"$work/rows"
+}
+
+mkdir -p "$here/.tools/bench-provider"
+variants="this"
+this_dir=$(provider_dir this work)
+printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$this_dir" >"$work/this.tfrc"
+if [ -n "${BENCH_COMPARE:-}" ]; then
+  base_dir=$(provider_dir base "$BENCH_COMPARE")
+  printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$base_dir" >"$work/base.tfrc"
+  variants="base this"
+fi
+largest=$(echo $sizes | tr ' ' '\n' | sort -n | tail -1)
+: >"$work/rows"
+for n in $sizes; do
+  k=1; [ "$n" -le "$median_max" ] && k=$runs
+  for i in $(seq 1 "$k"); do
+    echo "bench: N=$n run $i/$k" >&2
+    run_floor "$n" "$i"
+    for v in $variants; do run_provider "$v" "$n" "$i"; done
+  done
+done
+
+commit=$(git -C "$here" rev-parse --short HEAD)
+dirty=$(git -C "$here" status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
 {
+  echo "# make bench, $(date -u +%Y-%m-%dT%H:%MZ), commit $commit$dirty, $(nproc) cores, $(go version | cut -d' ' -f3)"
+  echo "# Ironic $(dpkg-query -W -f '${Version}' ironic-api 2>/dev/null || echo '?'), database: $(grep -m1 '^connection' "$(dirname "$("$here/scripts/ironic.sh" log)")/ironic.conf" | sed 's/.*= *\([a-z+]*\):.*/\1/'), fake-hardware, $("$TF" version | head -1)"
+  [ -z "${BENCH_COMPARE:-}" ] || echo "# base = provider built from $(git -C "$here" rev-parse --short "$BENCH_COMPARE") ($BENCH_COMPARE), measured in the same run"
   echo
-  echo "## Fleet: $hosts fake-hardware hosts in one configuration (terraform -parallelism=$hosts)"
-  printf 'apply:   %6.1f s wall, %5d Ironic requests (%.1f per host)\n' "$(echo "$t1 - $t0" | bc)" $((mid - before)) "$(echo "($mid - $before) / $hosts" | bc -l)"
-  printf 'plan:    %13s %5d Ironic requests (refresh; second plan empty)\n' "" $((mid2 - mid))
-  printf 'destroy: %6.1f s wall, %5d Ironic requests (%.1f per host)\n' "$(echo "$t2 - $t1" | bc)" $((after - mid2)) "$(echo "($after - $mid2) / $hosts" | bc -l)"
-} >>"$out.tmp"
+  python3 - "$work/rows" "$variants" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+variants = sys.argv[2].split()
+data = {}
+for n, who, run, phase, wall, reqs, peak, kb in rows:
+    data.setdefault((int(n), who, phase), []).append((float(wall), int(reqs), int(peak), int(kb)))
+def med(n, who, phase, i):
+    v = data.get((n, who, phase))
+    return statistics.median(x[i] for x in v) if v else None
+def mx(n, who, phase, i):
+    v = data.get((n, who, phase))
+    return max(x[i] for x in v) if v else None
+sizes = sorted({k[0] for k in data})
+print("Medians of %s; wall in seconds; ratio = wall / floor wall in the same run; req/host = Ironic requests per host" %
+      ", ".join("%d run(s) at N=%d" % (len(data[(n, "floor", "apply")]), n) for n in sizes))
+print("gate = most nodes inspecting/cleaning/deploying/deleting at once, sampled from Ironic every second")
+print()
+print("| N | who | apply wall | ratio | req | req/host | gate | refresh wall | refresh req | destroy wall | ratio | req/host | peak RSS |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+for n in sizes:
+    fa, fd = med(n, "floor", "apply", 0), med(n, "floor", "destroy", 0)
+    print("| %d | floor | %.1f | 1.00 | %d | %.1f | %d | - | - | %.1f | 1.00 | %.1f | - |" % (
+        n, fa, med(n, "floor", "apply", 1), med(n, "floor", "apply", 1) / n, mx(n, "floor", "apply", 2),
+        fd, med(n, "floor", "destroy", 1) / n))
+    for who in variants:
+        if (n, who, "apply") not in data:
+            continue
+        a, d = med(n, who, "apply", 0), med(n, who, "destroy", 0)
+        print("| %d | %s | %.1f | %.2f | %d | %.1f | %d | %.1f | %d | %.1f | %.2f | %.1f | %.0f MB |" % (
+            n, who, a, a / fa, med(n, who, "apply", 1), med(n, who, "apply", 1) / n, mx(n, who, "apply", 2),
+            med(n, who, "refresh", 0), med(n, who, "refresh", 1), d, d / fd,
+            med(n, who, "destroy", 1) / n, mx(n, who, "apply", 3) / 1024))
+print()
+print("Every run (N who run phase wall requests gate-peak rss-kB):")
+for r in rows:
+    print("  " + " ".join(r))
+PY
+} >"$out.tmp"
+for f in "$work"/cpu-*.pb.gz "$work"/heap-*.pb.gz; do
+  [ -s "$f" ] || continue
+  kind=$(basename "$f" .pb.gz)
+  {
+    echo
+    echo "## pprof of the provider during the $largest-host apply: $kind (top 15)"
+    go tool pprof -top -nodecount=15 "$this_dir/provider.bin" "$f" 2>/dev/null | sed -n '1,22p'
+  } >>"$out.tmp"
+done
+if [ "${BENCH_GO_BENCH:-1}" != 0 ]; then
+  {
+    echo
+    echo "## Go benchmarks"
+    go test -run '^$' -bench . -benchtime 3x ./internal/ironic/ ./internal/lifecycle/ 2>&1 | grep -E '^(Benchmark|ok|PASS)' || true
+  } >>"$out.tmp"
+fi
+echo >>"$out.tmp"
+echo "(bench took $(( $(date +%s) - bench_start )) s)" >>"$out.tmp"
 mv "$out.tmp" "$out"
 cat "$out"

@@ -127,6 +127,7 @@ func (c *Catalog) tryCandidate(ctx context.Context, req lifecycle.ClaimRequest, 
 	for attempt := 0; ; attempt++ {
 		var err error
 		created, err = allocations.Create(ctx, c.sc, body).Extract()
+		c.wroteNodes()
 		if err == nil {
 			break
 		}
@@ -227,6 +228,7 @@ func (c *Catalog) Release(ctx context.Context, id string) error {
 		return nil
 	}
 	err := allocations.Delete(ctx, c.sc, id).ExtractErr()
+	c.wroteNodes()
 	if err == nil || isNotFound(err) {
 		return nil
 	}

@@ -28,6 +28,21 @@ type Catalog struct {
 	// pageLimit is the page size of the node and port lists (0: Ironic's
 	// default, max_limit = 1000; next links are followed).
 	pageLimit int
+	// w, when set, hears of the writes that change nodes (allocations).
+	w *Watcher
+}
+
+// WithWatcher tells w about the allocations the catalog creates and
+// deletes, so that the provisioner's reads from w's lists see them.
+func WithWatcher(w *Watcher) CatalogOption {
+	return func(c *Catalog) { c.w = w }
+}
+
+// wroteNodes tells the watcher, if any, that nodes may have changed.
+func (c *Catalog) wroteNodes() {
+	if c.w != nil {
+		c.w.WroteAll()
+	}
 }
 
 var _ lifecycle.Catalog = (*Catalog)(nil)

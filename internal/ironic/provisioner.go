@@ -217,7 +217,20 @@ func ironicError(err error) string {
 // ---------------------------------------------------------------------------
 // Node access
 
+// Freshness of the reads served from the watcher's lists: a read within a
+// reconcile pass takes a list up to passReadMaxAge old (the watcher ticks
+// at least every DefaultMaxTick while hosts wait), one outside a pass
+// (Terraform's Read, the refresh before an update or delete) up to
+// readMaxAge old. Either way the list must have started after this
+// provider's last write to the node.
+const (
+	passReadMaxAge = DefaultMaxTick + time.Second
+	readMaxAge     = 2 * time.Second
+)
+
 // getNode reads a node by id or name; a missing node is ErrNotRegistered.
+// With a watcher the node comes from its shared list (see Watcher.Node),
+// else from GET /v1/nodes/{ident}.
 func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident string) (*nodes.Node, error) {
 	if ident == "" {
 		return nil, notRegistered(h)
@@ -227,12 +240,31 @@ func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident stri
 		cp := *v.(*nodes.Node)
 		return &cp, nil
 	}
-	n, err := nodes.Get(ctx, p.sc, ident).Extract()
-	if err != nil {
+	var n *nodes.Node
+	var err error
+	if p.w != nil {
+		maxAge := readMaxAge
+		if memo != nil {
+			maxAge = passReadMaxAge
+		}
+		n, err = p.w.Node(ctx, ident, time.Now().Add(-maxAge))
+		if err == nil && n == nil {
+			return nil, notRegistered(h)
+		}
+		if err != nil {
+			err = fmt.Errorf("list nodes (reading node %s): %w", ident, err)
+		}
+	} else {
+		n, err = nodes.Get(ctx, p.sc, ident).Extract()
 		if isNotFound(err) {
 			return nil, notRegistered(h)
 		}
-		return nil, fmt.Errorf("get node %s: %w", ident, err)
+		if err != nil {
+			err = fmt.Errorf("get node %s: %w", ident, err)
+		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	// Register and the state's action read the node in one pass: the
 	// second read reuses the first, until anything is written.
@@ -242,6 +274,16 @@ func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident stri
 	}
 	cp := *n
 	return &cp, nil
+}
+
+// wrote tells the watcher which nodes (uuids or names) this provider
+// changed, so that reads of them wait for a newer list: call it after every
+// write to a node, whether it succeeded or not. (The transport clears the
+// pass memo on writes.)
+func (p *Provisioner) wrote(_ context.Context, idents ...string) {
+	if p.w != nil {
+		p.w.Wrote(idents...)
+	}
 }
 
 // lookup finds the host's node by Status.ID, then Spec.Name. (nil, nil)
@@ -332,8 +374,10 @@ func (p *Provisioner) setMaintenance(ctx context.Context, h *lifecycle.Host, nod
 	if on {
 		verb = "maintenance on"
 		err = nodes.SetMaintenance(ctx, p.sc, node.UUID, nodes.MaintenanceOpts{Reason: reason}).ExtractErr()
+		p.wrote(ctx, node.UUID)
 	} else {
 		err = nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
+		p.wrote(ctx, node.UUID)
 	}
 	switch {
 	case err == nil:
@@ -360,6 +404,7 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 	if node.Maintenance {
 		logInfo(ctx, "clearing maintenance before a provision state change", h, node, verb)
 		err := nodes.UnsetMaintenance(ctx, p.sc, node.UUID).ExtractErr()
+		p.wrote(ctx, node.UUID)
 		if isConflict(err) {
 			return p.continuing(verb, ps, p.fastPoll), false, nil
 		}
@@ -370,6 +415,7 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 	}
 	logInfo(ctx, "changing provision state", h, node, verb)
 	err = nodes.ChangeProvisionState(ctx, p.sc, node.UUID, opts).ExtractErr()
+	p.wrote(ctx, node.UUID)
 	switch {
 	case err == nil:
 		p.nudge()
@@ -399,6 +445,7 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 	f["paths"] = strings.Join(paths, ",")
 	tflog.Debug(ctx, "updating node", f)
 	n, err := nodes.Update(ctx, p.sc, node.UUID, patch).Extract()
+	p.wrote(ctx, node.UUID)
 	switch {
 	case err == nil:
 		return n, lifecycle.Result{}, true, nil

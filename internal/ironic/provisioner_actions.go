@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
@@ -57,10 +58,14 @@ func (p *Provisioner) Inspect(ctx context.Context, h *lifecycle.Host, restartOnF
 		fmt.Errorf("cannot inspect node %s in provision state %q", node.UUID, ps)
 }
 
-// hardwareDetails reads GET /inventory when Ironic has one, else the node's
-// properties and ports.
+// hardwareDetails reads GET /inventory when Ironic can have one, else the
+// node's properties and ports. The fake and no-inspect inspect interfaces
+// never store an inventory, so their nodes skip that request.
 func (p *Provisioner) hardwareDetails(ctx context.Context, node *nodes.Node) (*lifecycle.HardwareDetails, error) {
 	d := &lifecycle.HardwareDetails{}
+	if node.InspectInterface == "fake" || node.InspectInterface == "no-inspect" {
+		return p.propertiesAndPorts(ctx, node, d)
+	}
 	r := nodes.GetInventory(ctx, p.sc, node.UUID)
 	if r.Err == nil {
 		var inv struct {
@@ -105,19 +110,33 @@ func (p *Provisioner) hardwareDetails(ctx context.Context, node *nodes.Node) (*l
 		return nil, fmt.Errorf("get inventory of node %s: %w", node.UUID, r.Err)
 	}
 	// No inventory: node properties and ports.
+	return p.propertiesAndPorts(ctx, node, d)
+}
+
+// propertiesAndPorts fills d from the node's properties and its ports (from
+// the watcher's shared port list when there is a watcher).
+func (p *Provisioner) propertiesAndPorts(ctx context.Context, node *nodes.Node, d *lifecycle.HardwareDetails) (*lifecycle.HardwareDetails, error) {
 	d.CPUArch, _ = node.Properties["cpu_arch"].(string)
 	d.CPUCount = intProp(node.Properties["cpus"])
 	d.RAMMebibytes = intProp(node.Properties["memory_mb"])
 	if gb := intProp(node.Properties["local_gb"]); gb > 0 {
 		d.Storage = append(d.Storage, lifecycle.Disk{Name: "local", SizeBytes: int64(gb) << 30})
 	}
-	pages, err := ports.List(p.sc, ports.ListOpts{NodeUUID: node.UUID, Fields: []string{"uuid", "address", "pxe_enabled"}}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list ports of node %s: %w", node.UUID, err)
-	}
-	all, err := ports.ExtractPorts(pages)
-	if err != nil {
-		return nil, err
+	var all []ports.Port
+	if p.w != nil {
+		s, err := p.w.Ports(ctx, time.Now().Add(-passReadMaxAge))
+		if err != nil {
+			return nil, fmt.Errorf("list ports (of node %s): %w", node.UUID, err)
+		}
+		all = s.byNode[node.UUID]
+	} else {
+		pages, err := ports.List(p.sc, ports.ListOpts{NodeUUID: node.UUID, Fields: []string{"uuid", "address", "pxe_enabled"}}).AllPages(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list ports of node %s: %w", node.UUID, err)
+		}
+		if all, err = ports.ExtractPorts(pages); err != nil {
+			return nil, err
+		}
 	}
 	for _, pt := range all {
 		d.NICs = append(d.NICs, lifecycle.NIC{MAC: pt.Address, PXE: pt.PXEEnabled})

@@ -50,6 +50,7 @@ func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.
 	}
 	logInfo(ctx, "deleting node", h, node, "delete")
 	err = nodes.Delete(ctx, p.sc, node.UUID).ExtractErr()
+	p.wrote(ctx, node.UUID)
 	switch {
 	case err == nil, isNotFound(err):
 		p.nudge()

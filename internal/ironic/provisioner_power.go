@@ -29,6 +29,7 @@ func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *
 	}
 	logInfo(ctx, "changing power state", h, node, verb)
 	err := nodes.ChangePowerState(ctx, p.sc, node.UUID, opts).ExtractErr()
+	p.wrote(ctx, node.UUID)
 	switch {
 	case err == nil:
 		p.nudge()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
@@ -141,7 +142,20 @@ func (p *Provisioner) findForRegister(ctx context.Context, h *lifecycle.Host) (*
 }
 
 func (p *Provisioner) portByMAC(ctx context.Context, mac string) (*ports.Port, error) {
-	pages, err := ports.List(p.sc, ports.ListOpts{Address: strings.ToLower(mac), Fields: []string{"uuid", "address", "node_uuid"}}).AllPages(ctx)
+	mac = strings.ToLower(mac)
+	if p.w != nil {
+		// One list of every port serves the lookups of all the hosts
+		// registering at once.
+		s, err := p.w.Ports(ctx, time.Now().Add(-passReadMaxAge))
+		if err != nil {
+			return nil, fmt.Errorf("list ports (looking for address %s): %w", mac, err)
+		}
+		if pt, ok := s.byAddr[mac]; ok {
+			return &pt, nil
+		}
+		return nil, nil
+	}
+	pages, err := ports.List(p.sc, ports.ListOpts{Address: mac, Fields: []string{"uuid", "address", "node_uuid"}}).AllPages(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list ports with address %s: %w", mac, err)
 	}
@@ -189,6 +203,11 @@ func (p *Provisioner) createNode(ctx context.Context, h *lifecycle.Host) (*nodes
 	}
 	tflog.Info(ctx, "creating node", map[string]any{"host": h.Spec.Name, "driver": h.Spec.BMC.Driver})
 	n, err := nodes.Create(ctx, p.sc, body).Extract()
+	if err == nil {
+		p.wrote(ctx, h.Spec.Name, n.UUID)
+	} else {
+		p.wrote(ctx, h.Spec.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("create node %q: %s", h.Spec.Name, ironicError(err))
 	}
@@ -328,6 +347,7 @@ func (p *Provisioner) setTraits(ctx context.Context, h *lifecycle.Host, node *no
 	}
 	url := p.sc.ServiceURL("nodes", node.UUID, "traits")
 	resp, err := p.sc.Put(ctx, url, map[string]any{"traits": want}, nil, &gophercloud.RequestOpts{OkCodes: []int{204}})
+	p.wrote(ctx, node.UUID)
 	if resp != nil && resp.Body != nil {
 		_ = resp.Body.Close()
 	}
@@ -369,6 +389,10 @@ func (p *Provisioner) ensureBootPort(ctx context.Context, h *lifecycle.Host, nod
 	}
 	pxe := true
 	_, err = ports.Create(ctx, p.sc, ports.CreateOpts{NodeUUID: node.UUID, Address: mac, PXEEnabled: &pxe}).Extract()
+	p.wrote(ctx, node.UUID)
+	if p.w != nil {
+		p.w.WrotePorts()
+	}
 	switch {
 	case err == nil:
 		logInfo(ctx, "created boot MAC port", h, node, "create port")

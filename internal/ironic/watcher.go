@@ -2,6 +2,7 @@ package ironic
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,17 +12,42 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// watchFields are the node fields the watcher lists on every tick.
-// Ironic 21.4 rejects updated_at in fields ("Field updated_at is not a
-// valid field"); provision_updated_at changes with every provision state
-// change, so a round trip (manageable -> inspecting -> manageable) that
-// happens between two ticks is still seen.
+// watchFields are the node fields the watcher compares. Ironic 21.4
+// rejects updated_at in fields ("Field updated_at is not a valid field");
+// provision_updated_at changes with every provision state change, so a
+// round trip (manageable -> inspecting -> manageable) that happens between
+// two ticks is still seen.
 var watchFields = []string{
 	"uuid", "provision_state", "target_provision_state", "power_state",
 	"target_power_state", "last_error", "maintenance", "provision_updated_at",
+}
+
+// readFields are the node fields the provisioner reads; the watcher lists
+// them, so that one list serves every host's next read (listFields adds
+// those of newer microversions).
+var readFields = []string{
+	"name", "driver", "fault", "inspection_finished_at", "properties", "instance_info",
+	"instance_uuid", "automated_clean", "extra", "resource_class", "conductor_group",
+	"traits", "allocation_uuid",
+	"bios_interface", "boot_interface", "console_interface", "deploy_interface",
+	"inspect_interface", "management_interface", "network_interface", "power_interface",
+	"raid_interface", "rescue_interface", "storage_interface", "vendor_interface",
+}
+
+// listFields is what the watcher asks for at microversion mv.
+func listFields(mv string) []string {
+	f := append(append([]string{}, watchFields...), readFields...)
+	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionFirmware)) >= 0 {
+		f = append(f, "firmware_interface")
+	}
+	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionDisablePowerOff)) >= 0 {
+		f = append(f, "disable_power_off")
+	}
+	return f
 }
 
 // WatcherOptions tune a Watcher. Zero values take the defaults.
@@ -62,6 +88,9 @@ type WatcherStats struct {
 	Ticks        int64
 	ListRequests int64
 	Wakeups      int64
+	// Rounds is the number of lists (of one or more pages) made, by ticks
+	// and by reads.
+	Rounds int64
 }
 
 // nodeState is the part of a node the watcher compares.
@@ -96,14 +125,52 @@ type waiter struct {
 	ch    chan struct{}
 }
 
-// Watcher is the provider's one shared view of Ironic node states: it
-// implements lifecycle.Waiter with a single goroutine that lists every node
-// with one request per tick while anyone waits, and wakes the waiters whose
-// node changed. Ticks start at MinInterval after Nudge (or a change) and
-// back off by Backoff up to MaxInterval while nothing changes.
+// snapshot is one list of every node: what Ironic said between start and
+// the end of the list.
+type snapshot struct {
+	start time.Time
+	nodes map[string]*nodes.Node // by uuid
+	names map[string]string      // name -> uuid
+}
+
+// find resolves a uuid or name.
+func (s *snapshot) find(ident string) (uuid string, n *nodes.Node) {
+	if n, ok := s.nodes[ident]; ok {
+		return ident, n
+	}
+	if u, ok := s.names[ident]; ok {
+		return u, s.nodes[u]
+	}
+	return "", nil
+}
+
+// round is one list in flight; done is closed when it has finished.
+type round struct {
+	start time.Time
+	done  chan struct{}
+	err   error
+}
+
+// Watcher is the provider's one shared view of Ironic's nodes. It lists
+// every node (with the fields the provisioner reads) in rounds of one
+// request per page, and everything that needs a node is served from the
+// latest round:
+//   - waits (lifecycle.Waiter): one goroutine runs a round per tick while
+//     anyone waits and wakes the waiters whose node changed; ticks start at
+//     MinInterval after Nudge (or a change) and back off by Backoff up to
+//     MaxInterval while nothing changes;
+//   - reads (Node): a read takes the latest round if it started after this
+//     provider's last write to the node (Wrote) and is recent enough, else
+//     it joins the round in flight or starts one, so that the reads of many
+//     hosts at the same moment cost one list request.
 type Watcher struct {
-	sc   *gophercloud.ServiceClient
-	opts WatcherOptions
+	sc     *gophercloud.ServiceClient
+	opts   WatcherOptions
+	fields []string
+	// born is when the watcher was made: no read is served from a list
+	// older than that (a re-run after a killed apply must see every node
+	// the killed run created).
+	born time.Time
 
 	mu      sync.Mutex
 	waiters map[*waiter]struct{}
@@ -112,23 +179,36 @@ type Watcher struct {
 	// of the next wait, so that a change between that read and the
 	// watcher's next tick still wakes the waiter.
 	seen     map[string]nodeState
-	running  bool
-	interval time.Duration
-	kick     chan struct{} // Nudge / last waiter left
+	snap     *snapshot
+	cur      *round
+	writes   map[string]time.Time // node uuid or name -> end of our last write
+	allWrite time.Time            // end of our last write that may touch any node
+	// The same for ports: the latest list, the one in flight, our last
+	// port write.
+	portSnap  *portSnapshot
+	portCur   *portRound
+	portWrite time.Time
+	running   bool
+	interval  time.Duration
+	kick      chan struct{} // Nudge / last waiter left
 
-	ticks, lists, wakeups atomic.Int64
+	ticks, lists, wakeups, rounds atomic.Int64
 }
 
 var _ lifecycle.Waiter = (*Watcher)(nil)
 
-// NewWatcher returns a watcher over sc. It starts no goroutine until
-// someone waits.
+// gatherDelay is how long a read-driven round waits before it lists, so
+// that the reads of hosts that arrive together share it.
+const gatherDelay = 10 * time.Millisecond
+
+// NewWatcher returns a watcher over sc (whose Microversion picks the
+// fields listed). It starts no goroutine until someone waits or reads.
 func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 	if opts.MinInterval <= 0 {
-		opts.MinInterval = time.Second
+		opts.MinInterval = DefaultMinTick
 	}
 	if opts.MaxInterval <= 0 {
-		opts.MaxInterval = 10 * time.Second
+		opts.MaxInterval = DefaultMaxTick
 	}
 	if opts.MaxInterval < opts.MinInterval {
 		opts.MaxInterval = opts.MinInterval
@@ -139,17 +219,27 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 	return &Watcher{
 		sc:       sc,
 		opts:     opts,
+		fields:   listFields(sc.Microversion),
+		born:     time.Now(),
 		waiters:  map[*waiter]struct{}{},
 		cache:    map[string]nodeState{},
 		seen:     map[string]nodeState{},
+		writes:   map[string]time.Time{},
 		interval: opts.MinInterval,
 		kick:     make(chan struct{}, 1),
 	}
 }
 
+// Default tick intervals: fast right after an action, backing off to
+// DefaultMaxTick while nothing changes.
+const (
+	DefaultMinTick = 250 * time.Millisecond
+	DefaultMaxTick = 5 * time.Second
+)
+
 // Stats returns the watcher's counters.
 func (w *Watcher) Stats() WatcherStats {
-	return WatcherStats{Ticks: w.ticks.Load(), ListRequests: w.lists.Load(), Wakeups: w.wakeups.Load()}
+	return WatcherStats{Ticks: w.ticks.Load(), ListRequests: w.lists.Load(), Wakeups: w.wakeups.Load(), Rounds: w.rounds.Load()}
 }
 
 // Saw records the node as the provisioner just read it: the next Wait on
@@ -158,6 +248,105 @@ func (w *Watcher) Saw(n *nodes.Node) {
 	w.mu.Lock()
 	w.seen[n.UUID] = stateOf(n)
 	w.mu.Unlock()
+}
+
+// Wrote records that this provider just changed the nodes named (uuids or
+// names): reads of them wait for a list that started after now.
+func (w *Watcher) Wrote(idents ...string) {
+	now := time.Now()
+	w.mu.Lock()
+	for _, id := range idents {
+		if id != "" {
+			w.writes[id] = now
+		}
+	}
+	w.mu.Unlock()
+}
+
+// WroteAll records a write that may have changed any node (an allocation
+// picks its node in Ironic): every read waits for a list that started after
+// now.
+func (w *Watcher) WroteAll() {
+	w.mu.Lock()
+	w.allWrite = time.Now()
+	w.mu.Unlock()
+}
+
+// Node returns the node with the uuid or name ident as a list that started
+// at or after notBefore, and after this provider's last write to the node,
+// shows it; nil when that list has no such node. The node carries the
+// fields the provisioner reads (readFields), not updated_at or driver_info.
+func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (*nodes.Node, error) {
+	if notBefore.Before(w.born) {
+		notBefore = w.born
+	}
+	for {
+		s, err := w.fresh(ctx, notBefore)
+		if err != nil {
+			return nil, err
+		}
+		uuid, n := s.find(ident)
+		w.mu.Lock()
+		lw := w.writes[ident]
+		if w.allWrite.After(lw) {
+			lw = w.allWrite
+		}
+		if t := w.writes[uuid]; uuid != "" && t.After(lw) {
+			lw = t
+		}
+		w.mu.Unlock()
+		if s.start.Before(lw) {
+			notBefore = lw
+			continue
+		}
+		if n == nil {
+			return nil, nil
+		}
+		cp := *n
+		return &cp, nil
+	}
+}
+
+// fresh returns a snapshot that started at or after notBefore, joining the
+// round in flight or starting one when the latest is older.
+func (w *Watcher) fresh(ctx context.Context, notBefore time.Time) (*snapshot, error) {
+	for {
+		w.mu.Lock()
+		if s := w.snap; s != nil && !s.start.Before(notBefore) {
+			w.mu.Unlock()
+			return s, nil
+		}
+		r := w.cur
+		if r == nil {
+			r = w.startRoundLocked(gatherDelay, false)
+		}
+		w.mu.Unlock()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if r.err != nil && !r.start.Before(notBefore) {
+			return nil, r.err
+		}
+	}
+}
+
+// startRoundLocked starts a list round after delay (w.mu held).
+func (w *Watcher) startRoundLocked(delay time.Duration, tick bool) *round {
+	r := &round{done: make(chan struct{})}
+	w.cur = r
+	go func() {
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		r.start = time.Now()
+		s, err := w.list(context.Background())
+		r.err = err
+		w.finish(r, s, tick)
+		close(r.done)
+	}()
+	return r
 }
 
 // Nudge makes the next tick come within MinInterval: call it after issuing
@@ -226,7 +415,7 @@ func (w *Watcher) Wait(ctx context.Context, id string, d time.Duration) error {
 	}
 }
 
-// loop is the single polling goroutine; it exits when nobody waits.
+// loop is the single ticking goroutine; it exits when nobody waits.
 func (w *Watcher) loop() {
 	timer := time.NewTimer(w.currentInterval())
 	defer timer.Stop()
@@ -276,10 +465,10 @@ func (w *Watcher) stopIfIdle() bool {
 	return false
 }
 
-// list fetches the state of every node (one request per page).
-func (w *Watcher) list(ctx context.Context) (map[string]nodeState, error) {
-	out := map[string]nodeState{}
-	opts := nodes.ListOpts{Fields: watchFields, Limit: w.opts.PageLimit}
+// list fetches every node (one request per page).
+func (w *Watcher) list(ctx context.Context) (*snapshot, error) {
+	s := &snapshot{nodes: map[string]*nodes.Node{}, names: map[string]string{}}
+	opts := nodes.ListOpts{Fields: w.fields, Limit: w.opts.PageLimit}
 	err := nodes.List(w.sc, opts).EachPage(ctx, func(_ context.Context, page pagination.Page) (bool, error) {
 		w.lists.Add(1)
 		list, err := nodes.ExtractNodes(page)
@@ -287,24 +476,52 @@ func (w *Watcher) list(ctx context.Context) (map[string]nodeState, error) {
 			return false, err
 		}
 		for i := range list {
-			out[list[i].UUID] = stateOf(&list[i])
+			n := &list[i]
+			s.nodes[n.UUID] = n
+			if n.Name != "" {
+				s.names[n.Name] = n.UUID
+			}
 		}
 		return true, nil
 	})
-	return out, err
+	return s, err
 }
 
-// tick lists the nodes once, wakes the waiters whose node changed, and
-// returns the interval until the next tick.
+// tick runs a round (or joins the one in flight when it started recently)
+// and returns the interval until the next tick.
 func (w *Watcher) tick() time.Duration {
 	w.ticks.Add(1)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	states, err := w.list(ctx)
-	cancel()
-
 	w.mu.Lock()
-	info := TickInfo{Waiters: len(w.waiters), Err: err}
-	if err == nil {
+	r := w.cur
+	if r == nil {
+		r = w.startRoundLocked(0, true)
+	}
+	w.mu.Unlock()
+	<-r.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.interval
+}
+
+// finish installs the round's snapshot, wakes the waiters whose node
+// changed and sets the next tick interval (a tick's round without a change
+// backs off).
+func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
+	w.rounds.Add(1)
+	w.mu.Lock()
+	if w.cur == r {
+		w.cur = nil
+	}
+	info := TickInfo{Waiters: len(w.waiters), Err: r.err}
+	if r.err == nil {
+		s.start = r.start
+		if w.snap == nil || !s.start.Before(w.snap.start) {
+			w.snap = s
+		}
+		states := make(map[string]nodeState, len(s.nodes))
+		for id, n := range s.nodes {
+			states[id] = stateOf(n)
+		}
 		for wt := range w.waiters {
 			cur, present := states[wt.id]
 			if !wt.known {
@@ -323,9 +540,10 @@ func (w *Watcher) tick() time.Duration {
 		// The cache also catches changes to nodes nobody waits on now.
 		w.cache = states
 	}
-	if info.Changed {
+	switch {
+	case info.Changed:
 		w.interval = w.opts.MinInterval
-	} else {
+	case tick:
 		next := time.Duration(float64(w.interval) * w.opts.Backoff)
 		w.interval = min(next, w.opts.MaxInterval)
 	}
@@ -333,11 +551,13 @@ func (w *Watcher) tick() time.Duration {
 	w.mu.Unlock()
 
 	w.wakeups.Add(int64(info.Woken))
-	if err != nil {
-		tflog.Debug(context.Background(), "watcher: listing nodes failed", map[string]any{"error": err.Error()})
+	if r.err != nil {
+		tflog.Debug(context.Background(), "watcher: listing nodes failed", map[string]any{"error": r.err.Error()})
+	}
+	if info.Changed {
+		w.signal() // the loop picks up the shorter interval
 	}
 	if w.opts.OnTick != nil {
 		w.opts.OnTick(info)
 	}
-	return info.Next
 }

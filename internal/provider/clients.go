@@ -63,7 +63,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	}
 	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{})
 	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil))
-	cat := ironic.NewCatalog(conn.Client)
+	cat := ironic.NewCatalog(conn.Client, ironic.WithWatcher(w))
 	return &lifecycle.Clients{
 		Machine: &lifecycle.Machine{
 			Prov:  prov,

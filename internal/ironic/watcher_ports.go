@@ -1,0 +1,98 @@
+package ironic
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+)
+
+// portFieldsRead are the port fields the provisioner reads.
+var portFieldsRead = []string{"uuid", "address", "node_uuid", "pxe_enabled"}
+
+// portSnapshot is one list of every port.
+type portSnapshot struct {
+	start  time.Time
+	byAddr map[string]ports.Port   // lower-case MAC -> port
+	byNode map[string][]ports.Port // node uuid -> its ports
+}
+
+type portRound struct {
+	start time.Time
+	done  chan struct{}
+	err   error
+	snap  *portSnapshot
+}
+
+// WrotePorts records that this provider just created or changed a port:
+// port reads wait for a list that started after now.
+func (w *Watcher) WrotePorts() {
+	w.mu.Lock()
+	w.portWrite = time.Now()
+	w.mu.Unlock()
+}
+
+// Ports returns a list of every port that started at or after notBefore
+// (and after this provider's last port write), joining the list in flight
+// or starting one: the port lookups of many hosts at once (registration by
+// boot MAC, the boot port check, hardware details) cost one request.
+func (w *Watcher) Ports(ctx context.Context, notBefore time.Time) (*portSnapshot, error) {
+	for {
+		w.mu.Lock()
+		if notBefore.Before(w.born) {
+			notBefore = w.born
+		}
+		if notBefore.Before(w.portWrite) {
+			notBefore = w.portWrite
+		}
+		if s := w.portSnap; s != nil && !s.start.Before(notBefore) {
+			w.mu.Unlock()
+			return s, nil
+		}
+		r := w.portCur
+		if r == nil {
+			r = &portRound{done: make(chan struct{})}
+			w.portCur = r
+			go w.listPorts(r)
+		}
+		w.mu.Unlock()
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if r.err != nil && !r.start.Before(notBefore) {
+			return nil, r.err
+		}
+	}
+}
+
+func (w *Watcher) listPorts(r *portRound) {
+	time.Sleep(gatherDelay)
+	r.start = time.Now()
+	s := &portSnapshot{start: r.start, byAddr: map[string]ports.Port{}, byNode: map[string][]ports.Port{}}
+	r.err = ports.List(w.sc, ports.ListOpts{Fields: portFieldsRead, Limit: w.opts.PageLimit}).EachPage(context.Background(),
+		func(_ context.Context, page pagination.Page) (bool, error) {
+			w.lists.Add(1)
+			list, err := ports.ExtractPorts(page)
+			if err != nil {
+				return false, err
+			}
+			for _, pt := range list {
+				s.byAddr[strings.ToLower(pt.Address)] = pt
+				s.byNode[pt.NodeUUID] = append(s.byNode[pt.NodeUUID], pt)
+			}
+			return true, nil
+		})
+	w.mu.Lock()
+	if w.portCur == r {
+		w.portCur = nil
+	}
+	if r.err == nil && (w.portSnap == nil || !r.start.Before(w.portSnap.start)) {
+		w.portSnap = s
+	}
+	w.mu.Unlock()
+	close(r.done)
+}

@@ -263,3 +263,37 @@ func (s *signalLog) Log(ctx context.Context, msg string, fields map[string]any) 
 		s.once.Do(func() { close(s.ch) })
 	}
 }
+
+// TestGateAutomatedCleaning: automated cleaning in available takes a slot
+// and holds it while the node cleans; another host that needs one is
+// delayed (its provide is not sent) until the first one's cleaning ends.
+func TestGateAutomatedCleaning(t *testing.T) {
+	e := newEnv()
+	e.m.Gate = NewGate(1)
+	ctx := context.Background()
+	a, b := newHost(StateAvailable), newHost(StateAvailable)
+	a.Spec.Name, b.Spec.Name = "a", "b"
+	a.Spec.Online, b.Spec.Online = false, false
+
+	e.prov.on("Provide", busy10, busy10)
+	if r := e.m.Step(ctx, a); r.Kind != StepContinue || !e.m.Gate.Holds("a") {
+		t.Fatalf("a: %v holds=%v", r.Kind, e.m.Gate.Holds("a"))
+	}
+	if r := e.m.Step(ctx, b); r.Kind != StepDelayed || b.Status.OperationalStatus != OperationalDelayed {
+		t.Fatalf("b: %v %q", r.Kind, b.Status.OperationalStatus)
+	}
+	if n := len(e.prov.callsTo("Provide")); n != 1 {
+		t.Fatalf("%d provide calls, want 1 (b must not start cleaning)", n)
+	}
+	// Still cleaning: a keeps the slot.
+	if r := e.m.Step(ctx, a); r.Kind != StepContinue || !e.m.Gate.Holds("a") {
+		t.Fatalf("a: %v holds=%v", r.Kind, e.m.Gate.Holds("a"))
+	}
+	// Done: a lets go; b gets the slot, cleans, and lets go too.
+	if r := e.m.Step(ctx, a); r.Kind == StepContinue || e.m.Gate.Holds("a") {
+		t.Fatalf("a after cleaning: %v holds=%v", r.Kind, e.m.Gate.Holds("a"))
+	}
+	if r := e.m.Step(ctx, b); r.Kind == StepDelayed || b.Status.OperationalStatus != OperationalOK || e.m.Gate.Busy() != 0 {
+		t.Fatalf("b: %v %q busy=%d", r.Kind, b.Status.OperationalStatus, e.m.Gate.Busy())
+	}
+}

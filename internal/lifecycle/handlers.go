@@ -136,7 +136,14 @@ func (p *pass) handleAvailable(ctx context.Context) StepResult {
 	// (automated cleaning) here, because claims use Ironic allocations,
 	// which only take available nodes; BMO keeps the node manageable
 	// and provides it at the start of Provision.
+	// Automated cleaning is provisioning work like inspection: it takes a
+	// capacity slot, held while the node cleans (Step keeps it). A host
+	// whose node is available already holds it for one pass.
+	if !p.m.acquire(h) {
+		return p.delayed()
+	}
 	res, err := p.m.Prov.Provide(ctx, h)
+	p.keepSlot = err == nil && res.Dirty
 	if r, done := p.outcome(res, err, ProvisioningError); !done {
 		return r
 	}

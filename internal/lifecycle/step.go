@@ -92,6 +92,10 @@ type pass struct {
 	// transition. Handlers replace maps and pointers, never mutate them in
 	// place, so a shallow copy is enough.
 	saved HostStatus
+	// keepSlot is set when the host keeps its capacity slot after the
+	// pass although its state is not gated (automated cleaning in
+	// available).
+	keepSlot bool
 }
 
 type stateHandler func(*pass, context.Context) StepResult
@@ -143,7 +147,7 @@ func (m *Machine) Step(ctx context.Context, h *Host) StepResult {
 			r = StepResult{Kind: StepComplete}
 		}
 	}
-	if !gated(h.Status.State) {
+	if !gated(h.Status.State) && !p.keepSlot {
 		m.Gate.Release(gateKey(h))
 	}
 

@@ -28,11 +28,13 @@ var watchFields = []string{
 
 // readFields are the node fields the provisioner reads; the watcher lists
 // them, so that one list serves every host's next read (listFields adds
-// those of newer microversions).
+// those of newer microversions). Not allocation_uuid: Ironic 21.4 answers
+// a list with that field with a 500 ("type object 'Node' has no attribute
+// 'allocation_uuid'"); the provisioner does not need it.
 var readFields = []string{
 	"name", "driver", "fault", "inspection_finished_at", "properties", "instance_info",
 	"instance_uuid", "automated_clean", "extra", "resource_class", "conductor_group",
-	"traits", "allocation_uuid",
+	"traits",
 	"bios_interface", "boot_interface", "console_interface", "deploy_interface",
 	"inspect_interface", "management_interface", "network_interface", "power_interface",
 	"raid_interface", "rescue_interface", "storage_interface", "vendor_interface",

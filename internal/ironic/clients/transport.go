@@ -311,10 +311,11 @@ func newHTTPClientTLS(cfg Config, tlsConf *tls.Config) *http.Client {
 
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tlsConf
-	base.MaxIdleConnsPerHost = 16
+	// One connection per request in flight, kept for the next ones.
+	base.MaxIdleConnsPerHost = MaxInFlight
 
 	inner := &http.Client{
-		Transport: &loggingTransport{base: base},
+		Transport: &loggingTransport{base: newLimitTransport(base, MaxInFlight)},
 		Timeout:   reqTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse

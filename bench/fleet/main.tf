@@ -22,4 +22,6 @@ resource "baremetal_host" "fleet" {
   driver      = "fake-hardware"
   driver_info = {}
   labels      = { pool = "fleet" }
+  # Powered on at apply and off at destroy, like the floor (bench/floor).
+  online = true
 }

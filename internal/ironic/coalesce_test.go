@@ -256,53 +256,31 @@ func TestRefreshReadsCoalesce(t *testing.T) {
 	}
 }
 
-// The transport never has more than MaxInFlight requests out at once.
-func TestTransportBoundsRequestsInFlight(t *testing.T) {
-	var mu sync.Mutex
-	inFlight, peak := 0, 0
-	release, full := make(chan struct{}), make(chan struct{})
-	var fullOnce sync.Once
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		inFlight++
-		peak = max(peak, inFlight)
-		if inFlight == MaxInFlight {
-			fullOnce.Do(func() { close(full) })
+// The registration pass after a create does not write the credentials the
+// node was just created with again; new credentials are written.
+func TestRegisterDoesNotRewriteFreshCredentials(t *testing.T) {
+	m := newMiniIronic(t)
+	p, _ := m.provisioner(t)
+	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-0",
+		BMC: lifecycle.BMCAccess{Driver: "fake-hardware", DriverInfo: map[string]any{}, CredentialsVersion: "v1"}}}
+	for pass := range 3 {
+		_, id, err := p.Register(lifecycle.WithPass(context.Background()), h, true, false)
+		if err != nil {
+			t.Fatalf("pass %d: %v", pass, err)
 		}
-		mu.Unlock()
-		<-release
-		mu.Lock()
-		inFlight--
-		mu.Unlock()
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	defer srv.Close()
-	hc, err := NewHTTPClient(Config{MaxRetries: -1})
-	if err != nil {
-		t.Fatal(err)
+		h.Status.ID = id
 	}
-	var wg sync.WaitGroup
-	for range 3 * MaxInFlight {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, err := hc.Get(srv.URL)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			_ = resp.Body.Close()
-		}()
+	if got := m.requests("POST /nodes"); got != 1 {
+		t.Fatalf("%d creates", got)
 	}
-	// Let the server fill up, then let everything through.
-	select {
-	case <-full:
-	case <-time.After(10 * time.Second):
-		t.Error("the server never had MaxInFlight requests at once")
+	if got := m.requests("PATCH /nodes/{id}"); got != 0 {
+		t.Errorf("%d PATCHes after the create, want 0", got)
 	}
-	close(release)
-	wg.Wait()
-	if peak != MaxInFlight {
-		t.Errorf("peak %d requests in flight, want %d", peak, MaxInFlight)
+	// New credentials are written (the fake answers 501 to PATCH, which
+	// is enough to see the attempt).
+	h.Spec.BMC.CredentialsVersion = "v2"
+	_, _, _ = p.Register(lifecycle.WithPass(context.Background()), h, true, false)
+	if got := m.requests("PATCH /nodes/{id}"); got != 1 {
+		t.Errorf("%d PATCHes for new credentials, want 1", got)
 	}
 }

@@ -37,7 +37,7 @@ const (
 
 // Provisioner implements lifecycle.Provisioner over Ironic, as BMO's
 // pkg/provisioner/ironic does. Everything it needs about a host is in the
-// Host and in Ironic, except manageTried; it is safe for concurrent use, and
+// Host and in Ironic, except manageTried and credsWritten; it is safe for concurrent use, and
 // one serves the whole provider.
 type Provisioner struct {
 	sc *gophercloud.ServiceClient
@@ -47,11 +47,16 @@ type Provisioner struct {
 	// It lives as long as the Provisioner (the provider process): a later
 	// run tries once again.
 	manageTried sync.Map
-	w           *Watcher
-	fastPoll    time.Duration
-	slowPoll    time.Duration
-	jitter      float64
-	rand        func() float64
+	// credsWritten maps a node UUID to the BMC credentials version this
+	// process last wrote to it (create or update): the registration
+	// passes until the node is manageable do not send the same
+	// driver_info again.
+	credsWritten sync.Map
+	w            *Watcher
+	fastPoll     time.Duration
+	slowPoll     time.Duration
+	jitter       float64
+	rand         func() float64
 	// stallTimeout (0: never) and now: see checkStall.
 	stallTimeout time.Duration
 	now          func() time.Time

@@ -53,6 +53,7 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 		if err != nil {
 			return lifecycle.Result{Verb: "create"}, "", err
 		}
+		p.credsWritten.Store(node.UUID, h.Spec.BMC.CredentialsVersion)
 		// The node exists from here on: always return its id.
 		if res, err := p.setTraits(ctx, h, node); err != nil || res.Dirty {
 			return res, node.UUID, err
@@ -60,11 +61,19 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 	} else {
 		found := node
 		var ok bool
-		node, res, ok, err = p.update(ctx, h, node, "update", registerPatch(node, p.withSupportedInterfaces(h), credentialsChanged))
+		// Credentials this process already wrote to the node (it created
+		// the node with them a pass ago) are not written again.
+		version := h.Spec.BMC.CredentialsVersion
+		rewrite := credentialsChanged && (version == "" || p.credsWrittenWith(node.UUID) != version)
+		patch := registerPatch(node, p.withSupportedInterfaces(h), rewrite)
+		node, res, ok, err = p.update(ctx, h, node, "update", patch)
 		if !ok {
 			// update returns no node on 409 or an error: report the one
 			// found (by name or MAC, the host may not know its id yet).
 			return res, found.UUID, err
+		}
+		if rewrite {
+			p.credsWritten.Store(node.UUID, version)
 		}
 		if res, err := p.setTraits(ctx, h, node); err != nil || res.Dirty {
 			return res, node.UUID, err
@@ -407,6 +416,12 @@ func (p *Provisioner) ensureBootPort(ctx context.Context, h *lifecycle.Host, nod
 		return lifecycle.Result{Verb: "create port", ProvisionState: node.ProvisionState},
 			fmt.Errorf("create port %s for node %s: %s", mac, node.UUID, ironicError(err))
 	}
+}
+
+func (p *Provisioner) credsWrittenWith(uuid string) string {
+	v, _ := p.credsWritten.Load(uuid)
+	s, _ := v.(string)
+	return s
 }
 
 func (p *Provisioner) manageTriedWith(uuid string) string {

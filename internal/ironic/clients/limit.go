@@ -1,4 +1,4 @@
-package ironic
+package clients
 
 import (
 	"io"

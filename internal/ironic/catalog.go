@@ -207,6 +207,11 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		AllocationID:         n.AllocationUUID,
 		UpdatedAt:            n.UpdatedAt,
 	}
+	if obs.UpdatedAt.IsZero() {
+		// Node lists cannot carry updated_at (Ironic 21.4 refuses the
+		// field); the last provision state change is the next best.
+		obs.UpdatedAt = n.ProvisionUpdatedAt
+	}
 	if c, ok := n.Properties["capabilities"].(string); ok {
 		obs.BootMode = BootModeOf(c)
 	}

@@ -60,6 +60,10 @@ type WatcherOptions struct {
 	MaxInterval time.Duration
 	// Backoff multiplies the interval after a tick without change (1.5).
 	Backoff float64
+	// FixedPace keeps the intervals above even when a list takes longer
+	// than the interval (by default the next tick waits at least as long
+	// as the last list took).
+	FixedPace bool
 	// PageLimit is the list page size (0: Ironic's default, up to 1000
 	// nodes per page; next links are followed).
 	PageLimit int
@@ -548,6 +552,12 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 	case tick:
 		next := time.Duration(float64(w.interval) * w.opts.Backoff)
 		w.interval = min(next, w.opts.MaxInterval)
+	}
+	// Never list faster than Ironic answers: a busy Ironic (whose API and
+	// conductor may share one process) gets at least as long between two
+	// lists as the last one took.
+	if took := time.Since(r.start); !w.opts.FixedPace && r.err == nil && took > w.interval {
+		w.interval = min(took, w.opts.MaxInterval)
 	}
 	info.Next = w.interval
 	w.mu.Unlock()

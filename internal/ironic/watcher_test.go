@@ -162,7 +162,7 @@ func waitStopped(t *testing.T, w *Watcher) {
 
 func TestWatcherManyWaitersOneListPerTick(t *testing.T) {
 	f := newFakeNodeList(t, 50)
-	w, ticks := newTestWatcher(t, f, WatcherOptions{})
+	w, ticks := newTestWatcher(t, f, WatcherOptions{FixedPace: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -244,7 +244,7 @@ func TestWatcherPagination(t *testing.T) {
 
 func TestWatcherBackoffAndNudge(t *testing.T) {
 	f := newFakeNodeList(t, 1)
-	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: 4 * time.Millisecond, MaxInterval: 40 * time.Millisecond, Backoff: 1.5})
+	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: 4 * time.Millisecond, MaxInterval: 40 * time.Millisecond, Backoff: 1.5, FixedPace: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -363,5 +363,24 @@ func TestWatcherWakesOnRoundTripSinceProvisionerRead(t *testing.T) {
 	}
 	if w.Stats().Wakeups != 1 {
 		t.Errorf("wakeups = %d, want 1 (woken by the change, not the timeout)", w.Stats().Wakeups)
+	}
+}
+
+// A slow Ironic is not listed faster than it answers: the next tick waits
+// at least as long as the last list took.
+func TestWatcherPacesToListLatency(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	slow := f.srv.Config.Handler
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(30 * time.Millisecond) // Ironic taking its time
+		slow.ServeHTTP(w, r)
+	})
+	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: time.Millisecond, MaxInterval: time.Second})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = w.Wait(ctx, nodeID(0), time.Minute) }()
+	ti := nextTick(t, ticks, func(TickInfo) bool { return true })
+	if ti.Next < 30*time.Millisecond {
+		t.Errorf("next tick in %v after a 30 ms list, want at least 30 ms", ti.Next)
 	}
 }

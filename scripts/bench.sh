@@ -20,7 +20,8 @@
 # and their top lines written to bench/.
 #
 # Settings: IRONIC_PORT, BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
-# BENCH_COMPARE, BENCH_GO_BENCH=0 (skip the Go benchmarks).
+# BENCH_COMPARE, BENCH_COMPARE_MAX (compare at sizes up to this, all by
+# default), BENCH_GO_BENCH=0 (skip the Go benchmarks).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$here"
@@ -173,7 +174,10 @@ for n in $sizes; do
   for i in $(seq 1 "$k"); do
     echo "bench: N=$n run $i/$k" >&2
     run_floor "$n" "$i"
-    for v in $variants; do run_provider "$v" "$n" "$i"; done
+    for v in $variants; do
+      [ "$v" = base ] && [ "$n" -gt "${BENCH_COMPARE_MAX:-$n}" ] && continue
+      run_provider "$v" "$n" "$i"
+    done
   done
 done
 

@@ -58,14 +58,11 @@ func (p *Provisioner) Inspect(ctx context.Context, h *lifecycle.Host, restartOnF
 		fmt.Errorf("cannot inspect node %s in provision state %q", node.UUID, ps)
 }
 
-// hardwareDetails reads GET /inventory when Ironic can have one, else the
-// node's properties and ports. The fake and no-inspect inspect interfaces
-// never store an inventory, so their nodes skip that request.
+// hardwareDetails reads GET /inventory when Ironic has one, else the node's
+// properties and ports. (Any inspect interface can have one: an inventory
+// can be stored out of band, so even fake-inspected nodes are asked.)
 func (p *Provisioner) hardwareDetails(ctx context.Context, node *nodes.Node) (*lifecycle.HardwareDetails, error) {
 	d := &lifecycle.HardwareDetails{}
-	if node.InspectInterface == "fake" || node.InspectInterface == "no-inspect" {
-		return p.propertiesAndPorts(ctx, node, d)
-	}
 	r := nodes.GetInventory(ctx, p.sc, node.UUID)
 	if r.Err == nil {
 		var inv struct {
@@ -124,7 +121,7 @@ func (p *Provisioner) propertiesAndPorts(ctx context.Context, node *nodes.Node, 
 	}
 	var all []ports.Port
 	if p.w != nil {
-		s, err := p.w.Ports(ctx, time.Now().Add(-passReadMaxAge))
+		s, err := p.w.Ports(ctx, time.Now().Add(-passReadMaxAge), node.UUID)
 		if err != nil {
 			return nil, fmt.Errorf("list ports (of node %s): %w", node.UUID, err)
 		}

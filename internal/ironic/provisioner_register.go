@@ -155,7 +155,7 @@ func (p *Provisioner) portByMAC(ctx context.Context, mac string) (*ports.Port, e
 	if p.w != nil {
 		// One list of every port serves the lookups of all the hosts
 		// registering at once.
-		s, err := p.w.Ports(ctx, time.Now().Add(-passReadMaxAge))
+		s, err := p.w.Ports(ctx, time.Now().Add(-passReadMaxAge), mac)
 		if err != nil {
 			return nil, fmt.Errorf("list ports (looking for address %s): %w", mac, err)
 		}
@@ -400,7 +400,7 @@ func (p *Provisioner) ensureBootPort(ctx context.Context, h *lifecycle.Host, nod
 	_, err = ports.Create(ctx, p.sc, ports.CreateOpts{NodeUUID: node.UUID, Address: mac, PXEEnabled: &pxe}).Extract()
 	p.wrote(ctx, node.UUID)
 	if p.w != nil {
-		p.w.WrotePorts()
+		p.w.WrotePorts(mac, node.UUID)
 	}
 	switch {
 	case err == nil:

@@ -190,13 +190,13 @@ type Watcher struct {
 	writes   map[string]time.Time // node uuid or name -> end of our last write
 	allWrite time.Time            // end of our last write that may touch any node
 	// The same for ports: the latest list, the one in flight, our last
-	// port write.
-	portSnap  *portSnapshot
-	portCur   *portRound
-	portWrite time.Time
-	running   bool
-	interval  time.Duration
-	kick      chan struct{} // Nudge / last waiter left
+	// port writes by MAC and node uuid.
+	portSnap   *portSnapshot
+	portCur    *portRound
+	portWrites map[string]time.Time
+	running    bool
+	interval   time.Duration
+	kick       chan struct{} // Nudge / last waiter left
 
 	ticks, lists, wakeups, rounds atomic.Int64
 }
@@ -223,16 +223,17 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 		opts.Backoff = 1.5
 	}
 	return &Watcher{
-		sc:       sc,
-		opts:     opts,
-		fields:   listFields(sc.Microversion),
-		born:     time.Now(),
-		waiters:  map[*waiter]struct{}{},
-		cache:    map[string]nodeState{},
-		seen:     map[string]nodeState{},
-		writes:   map[string]time.Time{},
-		interval: opts.MinInterval,
-		kick:     make(chan struct{}, 1),
+		sc:         sc,
+		opts:       opts,
+		fields:     listFields(sc.Microversion),
+		born:       time.Now(),
+		waiters:    map[*waiter]struct{}{},
+		cache:      map[string]nodeState{},
+		seen:       map[string]nodeState{},
+		writes:     map[string]time.Time{},
+		portWrites: map[string]time.Time{},
+		interval:   opts.MinInterval,
+		kick:       make(chan struct{}, 1),
 	}
 }
 

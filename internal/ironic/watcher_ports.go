@@ -26,26 +26,33 @@ type portRound struct {
 	snap  *portSnapshot
 }
 
-// WrotePorts records that this provider just created or changed a port:
-// port reads wait for a list that started after now.
-func (w *Watcher) WrotePorts() {
+// WrotePorts records that this provider just created or changed a port,
+// named by keys (its lower-case MAC and its node's uuid): port reads by
+// those keys wait for a list that started after now.
+func (w *Watcher) WrotePorts(keys ...string) {
+	now := time.Now()
 	w.mu.Lock()
-	w.portWrite = time.Now()
+	for _, k := range keys {
+		w.portWrites[k] = now
+	}
 	w.mu.Unlock()
 }
 
 // Ports returns a list of every port that started at or after notBefore
-// (and after this provider's last port write), joining the list in flight
+// (and after this provider's last write of a port named by keys: MACs,
+// node uuids), joining the list in flight
 // or starting one: the port lookups of many hosts at once (registration by
 // boot MAC, the boot port check, hardware details) cost one request.
-func (w *Watcher) Ports(ctx context.Context, notBefore time.Time) (*portSnapshot, error) {
+func (w *Watcher) Ports(ctx context.Context, notBefore time.Time, keys ...string) (*portSnapshot, error) {
 	for {
 		w.mu.Lock()
 		if notBefore.Before(w.born) {
 			notBefore = w.born
 		}
-		if notBefore.Before(w.portWrite) {
-			notBefore = w.portWrite
+		for _, k := range keys {
+			if t := w.portWrites[k]; notBefore.Before(t) {
+				notBefore = t
+			}
 		}
 		if s := w.portSnap; s != nil && !s.start.Before(notBefore) {
 			w.mu.Unlock()

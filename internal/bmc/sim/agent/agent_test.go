@@ -425,3 +425,47 @@ func TestLookupFindsNothing(t *testing.T) {
 		t.Errorf("heartbeats without a node")
 	}
 }
+
+// RAID clean steps keep the node's target configuration; a slow download
+// keeps write_image RUNNING until it finishes.
+func TestRAIDAndSlowDownload(t *testing.T) {
+	ironic, isrv := newFakeIronic(t)
+	a, _ := startAgent(t, isrv.URL, nil)
+	img := []byte("image")
+	sum := sha256.Sum256(img)
+	url := imageServer(t, img)
+	a.PowerOn()
+	hb := recv(t, ironic.heartbeats, "heartbeat")
+	c := &conductor{t: t, url: hb["callback_url"], token: hb["agent_token"]}
+
+	raid := map[string]any{"logical_disks": []any{map[string]any{"size_gb": "MAX", "raid_level": "1", "is_root_volume": true}}}
+	done := c.run("clean.execute_clean_step", map[string]any{"step": map[string]any{"interface": "raid", "step": "create_configuration"},
+		"node": map[string]any{"target_raid_config": raid}})
+	if res, _ := done.Result.(map[string]any); done.Status != "SUCCEEDED" || fmt.Sprint(res["clean_result"]) != fmt.Sprint(raid) {
+		t.Fatalf("create_configuration %+v", done)
+	}
+	if r := a.Record(); fmt.Sprint(r.RAID) != fmt.Sprint(raid) {
+		t.Errorf("raid record %v", r.RAID)
+	}
+	if done = c.run("clean.execute_clean_step", map[string]any{"step": map[string]any{"interface": "raid", "step": "delete_configuration"}}); done.Status != "SUCCEEDED" || a.Record().RAID != nil {
+		t.Errorf("delete_configuration %+v, record %v", done, a.Record().RAID)
+	}
+
+	a.SetFaults(Faults{DownloadDelay: 500 * time.Millisecond})
+	code, started := c.command("deploy.execute_deploy_step", writeImageParams(t, url, hex.EncodeToString(sum[:])), false)
+	if code != http.StatusOK || started.Status != "RUNNING" {
+		t.Fatalf("a slow write_image answers RUNNING at first: HTTP %d %+v", code, started)
+	}
+	if busy, _ := c.command("standby.sync", nil, false); busy != http.StatusConflict {
+		t.Errorf("a command while write_image runs: HTTP %d, want 409 (agent is busy)", busy)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		cmds := c.commands()
+		if last := cmds[len(cmds)-1]; last.Status == "SUCCEEDED" {
+			break
+		} else if last.Status == "FAILED" || time.Now().After(deadline) {
+			t.Fatalf("slow write_image: %+v", last)
+		}
+		time.Sleep(20 * time.Millisecond) // polling, as Ironic does
+	}
+}

@@ -221,6 +221,15 @@ enforce_new_defaults = false
 CONF
 }
 
+# split_conductor_opts: with two conductors, one that dies leaves the hash
+# ring within about half a minute, and the other releases its nodes. (One
+# conductor keeps Ironic's defaults: a heartbeat late under load must not
+# take the only conductor out of the ring.)
+split_conductor_opts() {
+  [ "$(topology)" = split ] || return 0
+  printf 'heartbeat_interval = 5\nheartbeat_timeout = 30\n'
+}
+
 write_conf() {
   local dir=$1 rpc=none url auth=noauth
   url=$(db_url "$dir")
@@ -259,9 +268,8 @@ http_url = http://127.0.0.1:8088
 tftp_root = $dir/tftpboot
 [conductor]
 sync_power_state_interval = 10
-heartbeat_interval = 3
-heartbeat_timeout = 12
 check_provision_state_interval = 10
+$(split_conductor_opts)
 # A BMC whose power never changes fails within seconds, not a minute.
 power_state_change_timeout = 20
 [json_rpc]

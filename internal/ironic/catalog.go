@@ -2,6 +2,7 @@ package ironic
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -216,6 +217,11 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		obs.BootMode = BootModeOf(c)
 	}
 	obs.AutomatedCleaning = n.AutomatedClean
+	if len(n.RAIDConfig) > 0 {
+		if raw, err := json.Marshal(n.RAIDConfig); err == nil {
+			obs.RAIDConfig = string(raw)
+		}
+	}
 	switch n.PowerState {
 	case powerOn:
 		on := true

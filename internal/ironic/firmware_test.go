@@ -97,6 +97,13 @@ func (f *fwFakeIronic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		  {"component": "bmc", "initial_version": "5.0", "current_version": "5.10"},
 		  {"component": "nic:NIC.Integrated.1-1", "initial_version": "22.0", "current_version": "22.5"},
 		  {"component": "psu:1", "initial_version": "1", "current_version": "1"}]}`))
+	case r.Method == http.MethodPut && len(parts) == 5 && parts[3] == "states" && parts[4] == "raid":
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		f.node["target_raid_config"] = body
+		f.verbs = append(f.verbs, "raid")
+		f.bodies = append(f.bodies, body)
+		w.WriteHeader(http.StatusNoContent)
 	case r.Method == http.MethodPut && len(parts) == 5 && parts[3] == "states" && parts[4] == "provision":
 		var body map[string]any
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
@@ -121,6 +128,10 @@ func (f *fwFakeIronic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		case "abort":
 			f.node["provision_state"] = "active"
+		case "clean":
+			f.node["provision_state"] = "cleaning"
+			f.applySteps(body["clean_steps"])
+			f.pending = "manageable"
 		}
 		w.WriteHeader(http.StatusAccepted)
 	default:
@@ -332,5 +343,49 @@ func TestCatalogFirmware186(t *testing.T) {
 	inv, err = NewCatalog(f.start("1.82")).Firmware(context.Background(), "fw-0", nil)
 	if err != nil || inv.Source != lifecycle.FirmwareSourceNone || len(inv.Components) != 0 {
 		t.Errorf("1.82: %+v %v", inv, err)
+	}
+}
+
+// TestPrepareRAIDThenBIOS: a manageable node gets target_raid_config, then
+// one manual clean with RAID delete and create ahead of the BIOS step (BMO's
+// order), only the BIOS settings that differ; software RAID puts
+// erase_devices_metadata between the RAID steps.
+func TestPrepareRAIDThenBIOS(t *testing.T) {
+	f := newFwFakeIronic(t, "manageable")
+	f.node["raid_interface"] = "idrac-redfish"
+	p := NewProvisioner(f.start("1.82"), nil)
+	h := fwHost(map[string]string{"ProcVirtualization": "Enabled", "NumLock": "On"})
+	h.Status.State = lifecycle.StatePreparing
+	h.Spec.RegisteredElsewhere = false
+	h.Spec.RAID = &lifecycle.RAIDConfig{HardwareVolumes: []lifecycle.HardwareRAIDVolume{{Level: "1", SizeGigabytes: 50, Controller: "RAID.1", PhysicalDisks: []string{"a", "b"}}}}
+	res, started, err := p.Prepare(context.Background(), h, true, false)
+	if err != nil || !started || !res.Dirty {
+		t.Fatalf("prepare: %+v %v %v", res, started, err)
+	}
+	if v := f.seenVerbs(); len(v) != 2 || v[0] != "raid" || v[1] != "clean" {
+		t.Fatalf("verbs %v, want raid then clean", v)
+	}
+	raw, _ := json.Marshal(f.bodies[0])
+	if want := `{"logical_disks":[{"controller":"RAID.1","physical_disks":["a","b"],"raid_level":"1","size_gb":50}]}`; string(raw) != want {
+		t.Errorf("target_raid_config %s\nwant %s", raw, want)
+	}
+	raw, _ = json.Marshal(f.bodies[1]["clean_steps"])
+	want := `[{"interface":"raid","step":"delete_configuration"},{"interface":"raid","step":"create_configuration"},` +
+		`{"args":{"settings":[{"name":"ProcVirtualization","value":"Enabled"}]},"interface":"bios","step":"apply_configuration"}]`
+	if string(raw) != want {
+		t.Errorf("clean_steps %s\nwant %s", raw, want)
+	}
+	sw := raidSteps(&lifecycle.RAIDConfig{SoftwareVolumes: []lifecycle.SoftwareRAIDVolume{{Level: "1"}}})
+	if len(sw) != 3 || sw[1].Step != "erase_devices_metadata" || sw[1].Interface != "deploy" {
+		t.Errorf("software RAID steps %+v", sw)
+	}
+	if del := raidSteps(&lifecycle.RAIDConfig{}); len(del) != 1 || del[0].Step != "delete_configuration" {
+		t.Errorf("empty RAID steps %+v", del)
+	}
+	// Disk hints use the root device hint syntax, as BMO's MakeHintMap does.
+	cfg := TargetRAIDConfig(&lifecycle.RAIDConfig{SoftwareVolumes: []lifecycle.SoftwareRAIDVolume{{Level: "1", PhysicalDisks: []lifecycle.RootDeviceHints{{DeviceName: "/dev/sda"}}}}})
+	raw, _ = json.Marshal(cfg)
+	if want := `{"logical_disks":[{"controller":"software","physical_disks":[{"name":"s== /dev/sda"}],"raid_level":"1","size_gb":"MAX"}]}`; string(raw) != want {
+		t.Errorf("software target %s\nwant %s", raw, want)
 	}
 }

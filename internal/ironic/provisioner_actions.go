@@ -161,11 +161,19 @@ func intProp(v any) int {
 // ---------------------------------------------------------------------------
 // Prepare (BMO IR ironicProvisioner.buildManualCleaningSteps, buildFirmwareSettings, startManualCleaning, Prepare)
 
-// prepareSteps returns the manual clean steps the spec needs: a BIOS
-// factory reset when asked, and the firmware settings that differ from
-// what Ironic reports.
+// prepareSteps returns the manual clean steps the spec needs: the RAID
+// configuration when it changed, a BIOS factory reset when asked, and the
+// firmware settings that differ from what Ironic reports.
 func (p *Provisioner) prepareSteps(ctx context.Context, h *lifecycle.Host, node *nodes.Node) ([]nodes.CleanStep, error) {
-	return p.firmwareSteps(ctx, h, node)
+	var steps []nodes.CleanStep
+	if lifecycle.RAIDPending(h) && node.RAIDInterface != "fake" {
+		// BMO's order: RAID, then BIOS, then firmware. Ironic's fake RAID
+		// interface has no clean steps (Ironic refuses them: "node does
+		// not support this clean step"): it only gets target_raid_config.
+		steps = raidSteps(h.Spec.RAID)
+	}
+	bios, err := p.firmwareSteps(ctx, h, node)
+	return append(steps, bios...), err
 }
 
 // syncRootHints writes properties.root_device from the spec's hints. A
@@ -209,6 +217,9 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 			res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
 			return res, false, err
 		}
+		if res, ok, err := p.setTargetRAID(ctx, h, node); !ok {
+			return res, false, err
+		}
 		if res, ok, err := p.syncRootHints(ctx, h, node); !ok {
 			return res, false, err
 		}
@@ -223,6 +234,9 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 		steps, err := p.prepareSteps(ctx, h, node)
 		if err != nil {
 			return lifecycle.Result{Verb: "clean", ProvisionState: ps}, false, err
+		}
+		if res, ok, err := p.setTargetRAID(ctx, h, node); !ok {
+			return res, false, err
 		}
 		if len(steps) == 0 {
 			logInfo(ctx, "nothing to clean", h, node, "clean")

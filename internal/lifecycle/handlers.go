@@ -84,6 +84,9 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 		h.Status.PreparedRootDeviceHints = cloneHints(h.Spec.RootDeviceHints)
 		h.Status.AppliedFirmware = maps.Clone(h.Spec.FirmwareSettings)
 		h.Status.FirmwareResetDone = h.Spec.FirmwareReset
+		if h.Spec.RAID != nil {
+			h.Status.PreparedRAID = CloneRAID(h.Spec.RAID)
+		}
 	}
 	// The error stays until cleaning starts again: the retry must still
 	// see it (CTL BareMetalHostReconciler.actionPreparing).
@@ -335,7 +338,7 @@ func unprepared(h *Host) bool {
 		return firmwarePending(h)
 	}
 	hintsChanged := !hintsEqual(h.Spec.RootDeviceHints, h.Status.PreparedRootDeviceHints)
-	return hintsChanged || firmwarePending(h)
+	return hintsChanged || raidPending(h) || firmwarePending(h)
 }
 
 // firmwarePending reports whether the firmware settings differ from what
@@ -394,6 +397,7 @@ func clearPreparedSettings(h *Host) {
 	h.Status.PreparedRootDeviceHints = nil
 	h.Status.AppliedFirmware = nil
 	h.Status.FirmwareResetDone = false
+	h.Status.PreparedRAID = nil
 }
 
 func imageURL(i *Image) string {

@@ -82,7 +82,10 @@ type Observation struct {
 	// name none); AutomatedCleaning from automated_clean (nil: unset).
 	BootMode          BootMode
 	AutomatedCleaning *bool
-	UpdatedAt         time.Time
+	// RAIDConfig is Ironic's raid_config (the RAID the hardware reports),
+	// as JSON; "" when the node has none.
+	RAIDConfig string
+	UpdatedAt  time.Time
 }
 
 // ErrNotRegistered is returned (wrapped) by a Provisioner when the node does

@@ -151,6 +151,9 @@ type HostSpec struct {
 	// applied (Status.AppliedFirmware), makes the host "unprepared": it goes
 	// back through preparing, where they are sent as bios.apply_configuration.
 	FirmwareSettings map[string]string
+	// RAID is BMO's spec.raid, applied while preparing (target_raid_config
+	// and raid clean steps ahead of the BIOS steps); nil leaves it alone.
+	RAID *RAIDConfig
 	// FirmwareReset asks for Ironic's bios.factory_reset step, once
 	// (Status.FirmwareResetDone records it), ahead of the settings.
 	FirmwareReset bool
@@ -194,6 +197,8 @@ type HostStatus struct {
 	// HostFirmwareSettings status).
 	PreparedRootDeviceHints *RootDeviceHints
 	AppliedFirmware         map[string]string
+	// PreparedRAID is the RAID configuration the last preparing applied.
+	PreparedRAID *RAIDConfig
 	// FirmwareResetDone records that the factory reset Spec.FirmwareReset
 	// asked for has been started.
 	FirmwareResetDone bool

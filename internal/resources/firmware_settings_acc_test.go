@@ -301,6 +301,12 @@ resource "baremetal_firmware_settings" "test" {
 				Config:      withSettings,
 				ExpectError: regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87.*Deprovision the host\s+first`),
 			},
+			{ // A RAID change on the provisioned host fails at plan too.
+				Config: strings.Replace(deployed, "driver_info = {}", `driver_info = {}
+  interfaces  = { raid = "fake" }
+  raid        = { hardware_volumes = [{ level = "1" }] }`, 1),
+				ExpectError: regexp.MustCompile(`(?s)RAID cannot change on a provisioned host.*Deprovision it\s+first`),
+			},
 			{ // Nothing was sent: the node is still active, untouched.
 				Config: deployed,
 				Check: func(*terraform.State) error {

@@ -149,6 +149,8 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Description: "`UEFI` (default), `UEFISecureBoot` or `legacy`.",
 				Validators:  []validator.String{stringvalidator.OneOf(string(lifecycle.BootModeUEFI), string(lifecycle.BootModeUEFISecureBoot), string(lifecycle.BootModeLegacy))},
 			},
+			"raid":              raidSchema(),
+			"raid_config":       computedString("The RAID configuration the hardware reports (Ironic's `raid_config`, JSON; empty when none)."),
 			"root_device_hints": rootDeviceHintsSchema("Which disk to install on, as the Bare Metal Operator's root device hints. A change sends the host through preparing again."),
 			"online": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -207,7 +209,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 }
 
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{hostConfigValidator{}}
+	return []resource.ConfigValidator{hostConfigValidator{}, raidConfigValidator{}}
 }
 
 func (r *hostResource) machine() *lifecycle.Machine { return r.clients.Machine }

@@ -32,6 +32,7 @@ type hostModel struct {
 	BootMACAddress        types.String    `tfsdk:"boot_mac_address"`
 	BootMode              types.String    `tfsdk:"boot_mode"`
 	RootDeviceHints       *rootHintsModel `tfsdk:"root_device_hints"`
+	RAID                  *raidModel      `tfsdk:"raid"`
 	Online                types.Bool      `tfsdk:"online"`
 	AutomatedCleaningMode types.String    `tfsdk:"automated_cleaning_mode"`
 	Inspection            types.String    `tfsdk:"inspection"`
@@ -50,6 +51,7 @@ type hostModel struct {
 	ErrorCount        types.Int64  `tfsdk:"error_count"`
 	PoweredOn         types.Bool   `tfsdk:"powered_on"`
 	LastUpdated       types.String `tfsdk:"last_updated"`
+	RAIDConfig        types.String `tfsdk:"raid_config"`
 }
 
 // bmcModel is the host's bmc block.
@@ -212,6 +214,7 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 		BootMACAddress:        m.BootMACAddress.ValueString(),
 		BootMode:              lifecycle.BootMode(m.BootMode.ValueString()),
 		RootDeviceHints:       m.RootDeviceHints.hints(),
+		RAID:                  m.RAID.config(ctx),
 		Online:                m.Online.ValueBool(),
 		ExternallyProvisioned: m.ExternallyProvisioned.ValueBool(),
 		InspectionDisabled:    m.Inspection.ValueString() == "disabled",
@@ -243,8 +246,12 @@ func (m *hostModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observation) {
 	m.PoweredOn = types.BoolValue(h.Status.PoweredOn)
 	m.LastUpdated = types.StringValue(timeString(h.Status.LastUpdated))
 	m.IronicState = types.StringValue("")
+	if m.RAIDConfig.IsUnknown() {
+		m.RAIDConfig = types.StringValue("")
+	}
 	if obs != nil && obs.Exists {
 		m.IronicState = types.StringValue(obs.ProvisionState)
+		m.RAIDConfig = types.StringValue(obs.RAIDConfig)
 		if obs.PoweredOn != nil {
 			m.PoweredOn = types.BoolValue(*obs.PoweredOn)
 		}
@@ -265,6 +272,7 @@ func (m *hostModel) status() lifecycle.HostStatus {
 		ErrorCount:              int(m.ErrorCount.ValueInt64()),
 		PoweredOn:               m.PoweredOn.ValueBool(),
 		PreparedRootDeviceHints: m.RootDeviceHints.hints(),
+		PreparedRAID:            m.RAID.config(context.Background()),
 	}
 	return st
 }

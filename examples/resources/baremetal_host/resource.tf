@@ -35,6 +35,36 @@ resource "baremetal_host" "legacy" {
   boot_mac_address = "52:54:00:12:34:57"
 }
 
+# Hardware RAID built while the host is prepared: a mirrored root volume on
+# two named disks, and a RAID-5 of three SSDs with the rest of the space.
+resource "baremetal_host" "storage" {
+  name = "storage-0"
+
+  bmc = {
+    address  = "idrac-virtualmedia://10.0.0.8/redfish/v1/Systems/System.Embedded.1"
+    username = "root"
+    password = var.bmc_password
+  }
+
+  raid = {
+    hardware_volumes = [
+      {
+        name           = "root"
+        level          = "1"
+        size_gigabytes = 200
+        controller     = "RAID.Integrated.1-1"
+        physical_disks = ["Disk.Bay.0:Enclosure.Internal.0-1:RAID.Integrated.1-1", "Disk.Bay.1:Enclosure.Internal.0-1:RAID.Integrated.1-1"]
+      },
+      {
+        name                     = "data"
+        level                    = "5"
+        rotational               = false
+        number_of_physical_disks = 3
+      },
+    ]
+  }
+}
+
 variable "bmc_password" {
   type      = string
   sensitive = true

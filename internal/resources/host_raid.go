@@ -1,0 +1,180 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// raidModel is BMO's spec.raid on baremetal_host.
+type raidModel struct {
+	HardwareVolumes []hardwareVolumeModel `tfsdk:"hardware_volumes"`
+	SoftwareVolumes []softwareVolumeModel `tfsdk:"software_volumes"`
+}
+
+type hardwareVolumeModel struct {
+	SizeGigabytes         types.Int64  `tfsdk:"size_gigabytes"`
+	Level                 types.String `tfsdk:"level"`
+	Name                  types.String `tfsdk:"name"`
+	Rotational            types.Bool   `tfsdk:"rotational"`
+	NumberOfPhysicalDisks types.Int64  `tfsdk:"number_of_physical_disks"`
+	Controller            types.String `tfsdk:"controller"`
+	PhysicalDisks         types.List   `tfsdk:"physical_disks"`
+}
+
+type softwareVolumeModel struct {
+	SizeGigabytes types.Int64      `tfsdk:"size_gigabytes"`
+	Level         types.String     `tfsdk:"level"`
+	PhysicalDisks []rootHintsModel `tfsdk:"physical_disks"`
+}
+
+func raidSchema() schema.SingleNestedAttribute {
+	size := schema.Int64Attribute{Optional: true, Description: "Size in GiB; unset uses all the space left (Ironic's `MAX`)."}
+	hints := rootDeviceHintsSchema("")
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		Description: "RAID as in BMO's `spec.raid`, applied while the host is prepared: Ironic's `target_raid_config` is set " +
+			"from it, and manual cleaning runs `raid.delete_configuration` then `raid.create_configuration` (with " +
+			"`deploy.erase_devices_metadata` between them for software RAID) ahead of any BIOS step. An empty block " +
+			"deletes the RAID configuration. Changing it on an available host prepares the host again; on a " +
+			"provisioned host the plan fails (deprovision first). Checked at plan time: hardware and software volumes " +
+			"are exclusive, levels are checked, sizes are positive, the first software volume is RAID-1, and the raid " +
+			"interface must support the kind asked for.",
+		Attributes: map[string]schema.Attribute{
+			"hardware_volumes": schema.ListNestedAttribute{
+				Optional:    true,
+				Description: "Hardware RAID volumes (Ironic logical disks), built by the BMC's RAID controller.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"size_gigabytes": size,
+					"level":          schema.StringAttribute{Required: true, Description: "RAID level: `0`, `1`, `2`, `5`, `6`, `1+0`, `5+0` or `6+0`."},
+					"name":           schema.StringAttribute{Optional: true, Description: "Volume name."},
+					"rotational":     schema.BoolAttribute{Optional: true, Description: "true: spinning disks (hdd); false: SSD; unset: any."},
+					"number_of_physical_disks": schema.Int64Attribute{
+						Optional: true, Description: "How many physical disks the volume uses.",
+					},
+					"controller": schema.StringAttribute{Optional: true, Description: "The RAID controller (required with `physical_disks`)."},
+					"physical_disks": schema.ListAttribute{
+						Optional: true, ElementType: types.StringType,
+						Description: "Names of the physical disks to use, as the controller names them.",
+					},
+				}},
+			},
+			"software_volumes": schema.ListNestedAttribute{
+				Optional:    true,
+				Description: "Software RAID volumes (built by the agent ramdisk; the raid interface must be `agent`). At most two; the first is RAID-1.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"size_gigabytes": size,
+					"level":          schema.StringAttribute{Required: true, Description: "RAID level: `0`, `1` or `1+0`."},
+					"physical_disks": schema.ListNestedAttribute{
+						Optional:     true,
+						Description:  "The disks, each selected by root device hints.",
+						NestedObject: schema.NestedAttributeObject{Attributes: hints.Attributes},
+					},
+				}},
+			},
+		},
+	}
+}
+
+// config is the lifecycle RAID configuration (nil without a raid block).
+func (r *raidModel) config(ctx context.Context) *lifecycle.RAIDConfig {
+	if r == nil {
+		return nil
+	}
+	c := &lifecycle.RAIDConfig{}
+	for _, v := range r.HardwareVolumes {
+		hv := lifecycle.HardwareRAIDVolume{
+			SizeGigabytes: int(v.SizeGigabytes.ValueInt64()), Level: v.Level.ValueString(), Name: v.Name.ValueString(),
+			NumberOfPhysicalDisks: int(v.NumberOfPhysicalDisks.ValueInt64()), Controller: v.Controller.ValueString(),
+		}
+		if !v.Rotational.IsNull() && !v.Rotational.IsUnknown() {
+			rot := v.Rotational.ValueBool()
+			hv.Rotational = &rot
+		}
+		if !v.PhysicalDisks.IsNull() && !v.PhysicalDisks.IsUnknown() {
+			_ = v.PhysicalDisks.ElementsAs(ctx, &hv.PhysicalDisks, false)
+		}
+		c.HardwareVolumes = append(c.HardwareVolumes, hv)
+	}
+	for _, v := range r.SoftwareVolumes {
+		sv := lifecycle.SoftwareRAIDVolume{SizeGigabytes: int(v.SizeGigabytes.ValueInt64()), Level: v.Level.ValueString()}
+		for i := range v.PhysicalDisks {
+			if h := v.PhysicalDisks[i].hints(); h != nil {
+				sv.PhysicalDisks = append(sv.PhysicalDisks, *h)
+			} else {
+				sv.PhysicalDisks = append(sv.PhysicalDisks, lifecycle.RootDeviceHints{})
+			}
+		}
+		c.SoftwareVolumes = append(c.SoftwareVolumes, sv)
+	}
+	return c
+}
+
+// raidInterface is the host's raid interface as far as the configuration
+// says: interfaces.raid, else the BMC address scheme's; "" when unknown.
+func (m *hostModel) raidInterface(ctx context.Context) string {
+	if !m.Interfaces.IsNull() && !m.Interfaces.IsUnknown() {
+		var ifaces map[string]string
+		if m.Interfaces.ElementsAs(ctx, &ifaces, false) == nil && ifaces["raid"] != "" {
+			return ifaces["raid"]
+		}
+	}
+	if m.BMC != nil && !m.BMC.Address.IsUnknown() && !m.BMC.Address.IsNull() {
+		if d, err := bmcaddr.Parse(m.BMC.Address.ValueString()); err == nil {
+			return d.Access("", "", false).Interfaces["raid_interface"]
+		}
+	}
+	return ""
+}
+
+// raidConfigValidator checks the raid block at plan time (no Ironic needed).
+type raidConfigValidator struct{}
+
+func (raidConfigValidator) Description(context.Context) string {
+	return "checks the RAID volumes as the Bare Metal Operator does"
+}
+func (v raidConfigValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (raidConfigValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m hostModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || m.RAID == nil {
+		return
+	}
+	for _, err := range lifecycle.ValidateRAID(m.RAID.config(ctx), m.raidInterface(ctx)) {
+		resp.Diagnostics.AddAttributeError(path.Root("raid"), "Invalid RAID configuration", err.Error())
+	}
+}
+
+// ModifyPlan refuses a RAID change on a host that is deployed: the RAID is
+// built while preparing, which would wipe the disks under the OS.
+func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan, state hostModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	want := plan.RAID.config(ctx)
+	if want == nil || lifecycle.RAIDEqual(want, state.RAID.config(ctx)) {
+		return
+	}
+	switch st := lifecycle.State(state.ProvisioningState.ValueString()); st {
+	case lifecycle.StateProvisioning, lifecycle.StateProvisioned, lifecycle.StateExternallyProvisioned:
+		resp.Diagnostics.AddAttributeError(path.Root("raid"), "RAID cannot change on a provisioned host",
+			fmt.Sprintf("Host %q is %q: its RAID is built while it is prepared, which would wipe the disks of the running "+
+				"system. Deprovision it first (destroy its baremetal_deployment), then change raid.", state.Name.ValueString(), st))
+	}
+}

@@ -25,7 +25,10 @@
 # Settings (all optional): KEYSTONE_PORT (Keystone) and KEYSTONE_IRONIC_PORT
 # (the keystone-auth Ironic), by default free ports picked at start (several
 # rigs run side by side on one machine); KEYSTONE_TOKEN_EXPIRATION (seconds a
-# token lives; default 3600, make test uses a short one); IRONIC_RUN_DIR
+# token lives; default 3600, make test uses a short one);
+# KEYSTONE_IRONIC_FAKE_OPTS (the keystone-auth Ironic's [fake] delays, as
+# IRONIC_FAKE_OPTS of ironic.sh; make test makes inspection outlive a
+# token); IRONIC_RUN_DIR
 # (pid/dir/port files; .tools/run under the project).
 set -euo pipefail
 
@@ -219,7 +222,7 @@ wss.make_server("127.0.0.1", int(os.environ["KEYSTONE_RIG_PORT"]), app, server_c
 # The keystone-auth Ironic is the rig's ironic.sh with its Keystone option,
 # on its own port and run dir.
 kironic() {
-  IRONIC_PORT=$kironic_port IRONIC_RUN_DIR=$run/keystone-ironic \
+  IRONIC_PORT=$kironic_port IRONIC_RUN_DIR=$run/keystone-ironic IRONIC_FAKE_OPTS=${KEYSTONE_IRONIC_FAKE_OPTS:-} \
     IRONIC_KEYSTONE_URL=http://127.0.0.1:$port IRONIC_KEYSTONE_PASSWORD=$ironic_password \
     "$here/scripts/ironic.sh" "$@"
 }

@@ -59,14 +59,19 @@ fi
 tf=$(scripts/terraform.sh)
 scripts/lint.sh
 # The Keystone tests' rig (a Keystone with short-lived tokens and an Ironic
-# behind it, see scripts/keystone.sh) starts beside the main Ironic.
+# behind it, see scripts/keystone.sh) starts beside the main Ironic. Tokens
+# live a minute: on a loaded machine Keystone and keystonemiddleware take
+# tens of seconds to validate one, and a shorter life expires tokens before
+# they are checked. Inspection there takes longer, so that an apply outlives
+# a token.
 # The main Ironic also runs ironic-inspector, for the agent inspection tests
 # (only it: the Keystone rig's Ironic does not).
 inspector=${IRONIC_INSPECTOR:-1}
 IRONIC_INSPECTOR=$inspector scripts/ironic.sh install
 scripts/keystone.sh install
 trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/keystone.sh stop; KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
-KEYSTONE_TOKEN_EXPIRATION=${KEYSTONE_TOKEN_EXPIRATION:-20} scripts/keystone.sh start &
+KEYSTONE_TOKEN_EXPIRATION=${KEYSTONE_TOKEN_EXPIRATION:-60} \
+  KEYSTONE_IRONIC_FAKE_OPTS=${KEYSTONE_IRONIC_FAKE_OPTS:-"inspect_delay = 70"} scripts/keystone.sh start &
 keystone_rig=$!
 IRONIC_INSPECTOR=$inspector scripts/ironic.sh start
 wait "$keystone_rig"

@@ -14,7 +14,6 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewFirmware returns the baremetal_firmware data source.
@@ -62,26 +61,7 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				Description: "The host: Ironic node UUID or name.",
 				Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
-			"bmc": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "BMC credentials for the Redfish path (Ironic masks the stored password, so it cannot lend it). " +
-					"Used only when Ironic lists no firmware components.",
-				Attributes: map[string]schema.Attribute{
-					"address": schema.StringAttribute{
-						Required:    true,
-						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme for the Redfish path).",
-						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
-							_, err := bmcaddr.Parse(s)
-							return err
-						})},
-					},
-					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
-					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
-					"disable_certificate_verification": schema.BoolAttribute{
-						Optional: true, Description: "Skip TLS verification of the BMC's certificate. Default false.",
-					},
-				},
-			},
+			"bmc":          bmcCredentialsAttribute("lists no firmware components"),
 			"source":       computedString("Where the components came from: `ironic` (firmware API), `redfish` (the BMC) or `none`."),
 			"bios_version": computedString("The BIOS version (the `bios` component's, else the system's BiosVersion)."),
 			"components": schema.ListNestedAttribute{

@@ -116,26 +116,7 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				Description: "The host: Ironic node UUID or name.",
 				Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
-			"bmc": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "BMC credentials for the Redfish path (Ironic masks the stored password, so it cannot lend it). " +
-					"Used only when Ironic holds no inspection inventory.",
-				Attributes: map[string]schema.Attribute{
-					"address": schema.StringAttribute{
-						Required:    true,
-						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme for the Redfish path).",
-						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
-							_, err := bmcaddr.Parse(s)
-							return err
-						})},
-					},
-					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
-					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
-					"disable_certificate_verification": schema.BoolAttribute{
-						Optional: true, Description: "Skip TLS verification of the BMC's certificate. Default false.",
-					},
-				},
-			},
+			"bmc":           bmcCredentialsAttribute("holds no inspection inventory"),
 			"source":        str("Where the data came from: `inventory` (Ironic inspection), `redfish` (the BMC) or `properties` (node properties and ports)."),
 			"host_name":     str("The host's name (the Ironic node name)."),
 			"ram_mebibytes": computedInt("Memory in MiB."),
@@ -288,4 +269,30 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 		Vendor: types.StringValue(hw.Firmware.BIOSVendor), Version: types.StringValue(hw.Firmware.BIOSVersion),
 		Date: types.StringValue(hw.Firmware.BIOSDate),
 	}}
+}
+
+// bmcCredentialsAttribute is the optional `bmc` block of the data sources
+// that fall back to the BMC over Redfish when Ironic lacks what they read
+// (usedWhen says when: "Used only when Ironic <usedWhen>.").
+func bmcCredentialsAttribute(usedWhen string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		Description: "BMC credentials for the Redfish path (Ironic masks the stored password, so it cannot lend it). " +
+			"Used only when Ironic " + usedWhen + ".",
+		Attributes: map[string]schema.Attribute{
+			"address": schema.StringAttribute{
+				Required:    true,
+				Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme for the Redfish path).",
+				Validators: []validator.String{validators.New("a BMC address", func(s string) error {
+					_, err := bmcaddr.Parse(s)
+					return err
+				})},
+			},
+			"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
+			"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
+			"disable_certificate_verification": schema.BoolAttribute{
+				Optional: true, Description: "Skip TLS verification of the BMC's certificate. Default false.",
+			},
+		},
+	}
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Static checks, run first by make test: go vet, gofmt, terraform fmt of the
-# examples, docs/ matching what tfplugindocs generates from the schemas, and
+# Static checks, run first by make test: go vet, gofmt, golangci-lint, terraform
+# fmt of the examples, docs/ matching what tfplugindocs generates from the schemas, and
 # terraform validate of examples/modules/*. goreleaser check is not run here
 # (installing goreleaser is a 2.5-minute build on every clean machine, for a
 # file that rarely changes): make release-check runs it.
@@ -10,11 +10,27 @@ cd "$here"
 go vet ./...
 bad=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$bad" ]; then echo "lint: gofmt would change:"; echo "$bad"; exit 1; fi
-scripts/docs.sh >/dev/null
-if ! git diff --quiet -- docs examples || [ -n "$(git ls-files --others --exclude-standard -- docs examples)" ]; then
-  echo "lint: docs/ or examples/ are not what 'make docs' generates; run make docs and commit:"
-  git diff --stat -- docs examples
-  git ls-files --others --exclude-standard -- docs examples
+# golangci-lint (.golangci.yml), pinned, installed into .tools/bin.
+golangci_version=2.15.0
+golangci=$here/.tools/bin/golangci-lint
+if ! "$golangci" version 2>/dev/null | grep -q "version $golangci_version "; then
+  echo "lint: installing golangci-lint v$golangci_version into .tools/bin"
+  GOBIN="$here/.tools/bin" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$golangci_version"
+fi
+"$golangci" run ./...
+# docs/ and examples/ must be what make docs generates. Lint only reads the
+# tree: generate into a copy of it (tracked and new files) and compare.
+copy=$(mktemp -d)
+trap 'rm -rf "$copy"' EXIT
+git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' |
+  tar --null -T - -cf - | tar -xf - -C "$copy"
+export TERRAFORM=$(scripts/terraform.sh)
+mkdir -p "$copy/.tools"
+(cd "$copy" && scripts/docs.sh >/dev/null)
+stale=$(diff -ruN docs "$copy/docs"; diff -ruN examples "$copy/examples") || true
+if [ -n "$stale" ]; then
+  echo "lint: docs/ or examples/ are not what 'make docs' generates; run make docs and commit. Differences (- tree, + generated):"
+  echo "$stale" | head -60
   exit 1
 fi
 # The reusable modules validate against this build of the provider.

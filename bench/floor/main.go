@@ -140,12 +140,11 @@ type step struct {
 // for it is in flight; issued remembers the state an action was sent in, so
 // that it is not sent again before the node moved.
 type driver struct {
-	name      string
-	busy      atomic.Bool
-	mu        sync.Mutex
-	issued    string
-	inspected bool
-	done      bool
+	name   string
+	busy   atomic.Bool
+	mu     sync.Mutex
+	issued string
+	done   bool
 }
 
 func (d *driver) next(n node, present bool, destroy bool) (*step, bool, error) {
@@ -306,7 +305,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: floor [flags] apply|destroy")
 		os.Exit(2)
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := http.DefaultTransport.(*http.Transport).Clone() //nolint:forcetypeassert // the standard library's own type
 	tr.MaxIdleConnsPerHost = inFlight
 	c := &client{hc: &http.Client{Transport: tr, Timeout: time.Minute}, root: strings.TrimSuffix(*endpoint, "/"), sem: make(chan struct{}, inFlight)}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)

@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer srv.Close()
+	defer func() { _ = srv.Close() }() // stopping anyway; nothing to report
 
 	printURLs(stdout, srv)
 	<-ctx.Done()

@@ -748,13 +748,13 @@ func (c *RedfishClient) wrap(op string, err error) error {
 	case errors.As(err, &rf) && rf.HTTPReturnedStatusCode != 0:
 		e.Status = rf.HTTPReturnedStatusCode
 		e.Detail = redfishMessage(rf)
-		switch {
-		case e.Status == http.StatusUnauthorized:
+		switch e.Status {
+		case http.StatusUnauthorized:
 			e.Kind = ErrCredentialsRejected
-		case e.Status == http.StatusForbidden:
+		case http.StatusForbidden:
 			e.Kind = ErrCredentialsRejected
 			e.Detail = strings.TrimSpace("the account lacks the privilege; " + e.Detail)
-		case e.Status == http.StatusNotFound:
+		case http.StatusNotFound:
 			e.Kind = ErrNotFound
 		}
 	case tlsverify.Failed(err):

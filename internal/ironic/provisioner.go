@@ -242,8 +242,10 @@ func (p *Provisioner) getNode(ctx context.Context, h *lifecycle.Host, ident stri
 	}
 	memo := lifecycle.Memo(ctx)
 	if v, ok := memo.Get("node:" + ident); ok {
-		cp := *v.(*nodes.Node)
-		return &cp, nil
+		if memoized, ok := v.(*nodes.Node); ok {
+			cp := *memoized
+			return &cp, nil
+		}
 	}
 	var n *nodes.Node
 	var err error

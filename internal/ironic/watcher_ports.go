@@ -23,7 +23,6 @@ type portRound struct {
 	start time.Time
 	done  chan struct{}
 	err   error
-	snap  *portSnapshot
 }
 
 // WrotePorts records that this provider just created or changed a port,

@@ -154,9 +154,7 @@ func waitStopped(t *testing.T, w *Watcher) {
 		if time.Now().After(deadline) {
 			t.Fatal("watcher goroutine still running with no waiters")
 		}
-		select {
-		case <-time.After(time.Millisecond):
-		}
+		<-time.After(time.Millisecond)
 	}
 }
 

@@ -13,8 +13,11 @@ import (
 
 func TestGateBasics(t *testing.T) {
 	g := NewGate(1)
-	if !g.TryAcquire("a") || !g.TryAcquire("a") {
-		t.Fatal("holder refused")
+	if !g.TryAcquire("a") {
+		t.Fatal("first host refused")
+	}
+	if !g.TryAcquire("a") {
+		t.Fatal("holder refused on its second try")
 	}
 	if g.TryAcquire("b") {
 		t.Fatal("second host got a slot over the limit")

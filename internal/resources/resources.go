@@ -61,7 +61,7 @@ func timeString(t time.Time) string {
 
 // timeoutsAttribute is the timeouts block with a description.
 func timeoutsAttribute(ctx context.Context, opts timeouts.Opts) schema.Attribute {
-	a := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute)
+	a := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute) //nolint:forcetypeassert // what the timeouts module returns; ValidateImplementation tests run it
 	a.Description = "How long Terraform waits for each operation, as durations greater than zero such as `45m`. " +
 		"Waits past these end with an error that names the host, its state and what it was waiting for."
 	for name, inner := range a.Attributes {

@@ -35,7 +35,10 @@ func TestFailed(t *testing.T) {
 func TestFailedRealHandshake(t *testing.T) {
 	srv := httptest.NewTLSServer(http.NotFoundHandler())
 	defer srv.Close()
-	_, err := (&http.Client{}).Get(srv.URL)
+	resp, err := (&http.Client{}).Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+	}
 	if err == nil || !Failed(err) {
 		t.Fatalf("GET with an untrusted certificate: err = %v, want a verification failure", err)
 	}

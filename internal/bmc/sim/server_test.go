@@ -532,7 +532,8 @@ func TestTLSServer(t *testing.T) {
 	if !strings.HasPrefix(s.URL(), "https://127.0.0.1:") || s.CertPool() == nil {
 		t.Fatalf("url %s", s.URL())
 	}
-	if _, err := http.Get(s.URL() + "/redfish/v1/"); err == nil {
+	if resp, err := http.Get(s.URL() + "/redfish/v1/"); err == nil {
+		resp.Body.Close()
 		t.Error("self-signed certificate accepted by a verifying client")
 	}
 }

@@ -220,6 +220,7 @@ func CompareMicroversions(a, b string) int {
 // be at least MinMicroversion.
 func NegotiateMicroversion(serverMin, serverMax, pinned string) (string, error) {
 	if _, _, err := utils.ParseMicroversion(serverMax); err != nil {
+		//nolint:staticcheck // ST1005: starts with a proper noun
 		return "", fmt.Errorf("Ironic reported an invalid maximum API microversion %q", serverMax)
 	}
 	if serverMin == "" {
@@ -398,6 +399,7 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 
 	chosen, err := NegotiateMicroversion(serverMin, serverMax, cfg.Microversion)
 	if err != nil {
+		//nolint:staticcheck // ST1005: starts with a proper noun
 		return nil, fmt.Errorf("Ironic at %s: %w", displayRoot, err)
 	}
 	_, minor, _ := utils.ParseMicroversion(chosen)

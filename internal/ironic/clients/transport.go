@@ -309,7 +309,7 @@ func NewHTTPClient(cfg Config) (*http.Client, error) {
 func newHTTPClientTLS(cfg Config, tlsConf *tls.Config) *http.Client {
 	maxRetries, minB, maxB, reqTimeout := cfg.transportSettings()
 
-	base := http.DefaultTransport.(*http.Transport).Clone()
+	base := http.DefaultTransport.(*http.Transport).Clone() //nolint:forcetypeassert // the standard library's own type
 	base.TLSClientConfig = tlsConf
 	// One connection per request in flight, kept for the next ones.
 	base.MaxIdleConnsPerHost = MaxInFlight
@@ -375,7 +375,7 @@ func checkRetryAndLog(ctx context.Context, resp *http.Response, err error) (bool
 		return false, nil
 	case retryNoConnErrors:
 		if err != nil {
-			return false, nil
+			return false, nil //nolint:nilerr // no retry; the caller gets err from the request itself
 		}
 	}
 	if st := attemptStateFrom(ctx); st != nil && st.attempt < st.maxAttempts {

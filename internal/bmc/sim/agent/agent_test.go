@@ -296,7 +296,8 @@ func TestDeploy(t *testing.T) {
 	if r := a.Record(); r.InstanceBoots != 1 || r.Running {
 		t.Errorf("after deploy the next boot should be the instance: %+v", r)
 	}
-	if _, err := http.Get(a.URL() + "/v1/commands/"); err == nil {
+	if resp, err := http.Get(a.URL() + "/v1/commands/"); err == nil {
+		resp.Body.Close()
 		t.Errorf("the agent API answers while the instance runs")
 	}
 }
@@ -391,10 +392,10 @@ func TestFaults(t *testing.T) {
 		<-ironic.heartbeats
 	}
 	select {
-	case h := <-ironic.heartbeats:
+	case <-ironic.heartbeats:
 		// One heartbeat may have been on its way when the fault was set.
 		select {
-		case h = <-ironic.heartbeats:
+		case h := <-ironic.heartbeats:
 			t.Fatalf("heartbeats go on with heartbeat_stopped: %v", h)
 		case <-time.After(500 * time.Millisecond): // 5 heartbeat intervals of silence
 		}

@@ -71,7 +71,7 @@ func (a *Agent) download(b *boot, info map[string]any) (*ImageRecord, error) {
 	}
 	algo, expected := strings.ToLower(str(info, "os_hash_algo")), strings.ToLower(str(info, "os_hash_value"))
 	if algo == "" || expected == "" {
-		algo, expected = "", strings.TrimSpace(str(info, "checksum"))
+		expected = strings.TrimSpace(str(info, "checksum"))
 		if strings.HasPrefix(expected, "http://") || strings.HasPrefix(expected, "https://") {
 			sum, err := a.checksumFromFile(b, expected, loc)
 			if err != nil {
@@ -162,6 +162,7 @@ func (a *Agent) checksumFromFile(b *boot, u, image string) (string, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		//nolint:staticcheck // ST1005: the agent's own wording, which Ironic shows in last_error
 		return "", fmt.Errorf("Received status code %d from %s, expected 200.", resp.StatusCode, u)
 	}
 	var lines [][]string
@@ -179,6 +180,7 @@ func (a *Agent) checksumFromFile(b *boot, u, image string) (string, error) {
 			return f[0], nil
 		}
 	}
+	//nolint:staticcheck // ST1005: the agent's own wording, which Ironic shows in last_error
 	return "", fmt.Errorf("Checksum file %s does not contain name %s", u, path.Base(image))
 }
 

@@ -304,6 +304,9 @@ func (p *pass) steadyState(ctx context.Context) StepResult {
 // and converge the node's power state, so they run on every steady pass
 // (BMO reads it with UpdateHardwareState first).
 func (p *pass) managePower(ctx context.Context) StepResult {
+	if r, stop := p.reboot(ctx); stop {
+		return r
+	}
 	h := p.h
 	force := h.Status.ErrorType == PowerManagementError
 	var (

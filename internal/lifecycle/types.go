@@ -223,6 +223,12 @@ type Host struct {
 	// host goes back to inspecting. The state machine clears it once the
 	// inspection has started.
 	InspectRequested bool
+	// RebootRequested is BMO's reboot.metal3.io annotation: a powered-on
+	// host is powered off (soft first, hard when the soft power off
+	// fails or times out) and on again, in place. The state machine
+	// clears it once the host is off. rebootHard records the fallback.
+	RebootRequested bool
+	rebootHard      bool
 }
 
 // Result is what a Provisioner call returns (BMO's provisioner.Result):

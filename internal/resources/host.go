@@ -206,6 +206,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"last_updated": computedString("When the state machine last changed the host's status (RFC 3339)."),
 		},
 	}
+	addDay2Attributes(resp.Schema.Attributes)
 }
 
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
@@ -311,6 +312,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	plan.ID = state.ID
+	plan.day2Requests(&state, h)
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
 	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {

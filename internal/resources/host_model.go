@@ -52,6 +52,8 @@ type hostModel struct {
 	PoweredOn         types.Bool   `tfsdk:"powered_on"`
 	LastUpdated       types.String `tfsdk:"last_updated"`
 	RAIDConfig        types.String `tfsdk:"raid_config"`
+
+	hostDay2Model
 }
 
 // bmcModel is the host's bmc block.

@@ -454,3 +454,30 @@ func inSorted(list []string, s string) bool {
 	i := sort.SearchStrings(list, s)
 	return i < len(list) && list[i] == s
 }
+
+// InspectionModes are the values of baremetal_host's inspection, as
+// strings (lifecycle.InspectionModes).
+var InspectionModes = func() []string {
+	out := make([]string, len(lifecycle.InspectionModes))
+	for i, m := range lifecycle.InspectionModes {
+		out[i] = string(m)
+	}
+	return out
+}()
+
+// InspectInterface is the inspect interface BMO picks for the address's
+// driver in the inspection mode ("enabled", "out-of-band", "disabled"), or
+// "" when the driver cannot inspect in that mode.
+func (d *AccessDetails) InspectInterface(mode string) string {
+	ifaces, err := lifecycle.InspectInterfaces(d.Driver, lifecycle.InspectionMode(mode))
+	if err != nil || len(ifaces) == 0 {
+		return ""
+	}
+	return ifaces[0]
+}
+
+// IsCredentialKey reports whether a driver_info key holds a credential
+// (a user name or a password).
+func IsCredentialKey(key string) bool {
+	return strings.HasSuffix(key, "_username") || strings.HasSuffix(key, "_password")
+}

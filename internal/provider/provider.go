@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -21,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/datasources"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/functions"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
@@ -317,3 +319,10 @@ func (p *baremetalProvider) Resources(context.Context) []func() resource.Resourc
 func (p *baremetalProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return datasources.All()
 }
+
+// Functions are the provider functions (Terraform 1.8 and later).
+func (p *baremetalProvider) Functions(context.Context) []func() function.Function {
+	return functions.All()
+}
+
+var _ provider.ProviderWithFunctions = (*baremetalProvider)(nil)

@@ -47,17 +47,9 @@ var (
 // name. The image comes back from instance_info; user, meta and network
 // data do not (Ironic does not show the config drive), so they stay unset.
 func (r *deploymentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	obs, err := r.machine().Prov.Observe(ctx, &lifecycle.Host{Spec: lifecycle.HostSpec{Name: req.ID}, Status: lifecycle.HostStatus{ID: req.ID}})
-	switch {
-	case err != nil:
+	obs, err := r.machine().ImportDeployment(ctx, req.ID)
+	if err != nil {
 		resp.Diagnostics.AddError("Importing deployment on "+req.ID, err.Error())
-		return
-	case !obs.Exists:
-		resp.Diagnostics.AddError("Importing deployment on "+req.ID, "no Ironic node has this name or UUID")
-		return
-	case obs.State != lifecycle.StateProvisioned || obs.DeployedImage == nil:
-		resp.Diagnostics.AddError("Importing deployment on "+req.ID,
-			fmt.Sprintf("host %q is %q (Ironic %q), not deployed with an image: nothing to import", obs.Name, obs.State, obs.ProvisionState))
 		return
 	}
 	img := obs.DeployedImage
@@ -292,71 +284,36 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	ref := plan.HostID.ValueString()
 	ctx = tflog.SetField(ctx, "host", ref)
 
-	// Observe looks the host up by UUID or name.
-	obs, err := r.machine().Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: ref}})
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Reading host "+ref, err.Error())
-		return
-	}
-	if !obs.Exists {
-		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found",
-			fmt.Sprintf("No Ironic node has the UUID or name %q: create it with baremetal_host first.", ref))
-		return
-	}
-	resuming := plan.resumable(obs)
-	if obs.State != lifecycle.StateAvailable && !resuming {
-		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not available",
-			fmt.Sprintf("Host %q (node %s) is %q (Ironic provision state %q): the Bare Metal Operator only provisions hosts that are available.",
-				obs.Name, obs.ID, string(obs.State), obs.ProvisionState))
-		return
-	}
-
-	h, diags := plan.deployHost(ctx, obs)
+	spec, diags := plan.hostSpec(ctx)
 	if !userDataWO.IsNull() && !userDataWO.IsUnknown() {
-		h.Spec.UserData = userDataWO.ValueString()
+		spec.UserData = userDataWO.ValueString()
 	}
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if resuming {
-		// An apply was interrupted before it could save the deployment:
-		// carry on with it instead of failing on a busy host.
-		tflog.Info(ctx, "host is already being deployed with this image; resuming", map[string]any{
-			"host": obs.Name, "state": string(obs.State), "provision_state": obs.ProvisionState,
-		})
-		if obs.State == lifecycle.StateProvisioned {
-			h.Status.DeployedImage = h.Spec.Image
-			h.Status.DeployedCustomDeploy = h.Spec.CustomDeploy
+	h, err := r.machine().Deploy(ctx, lifecycle.DeployRequest{
+		Ref: ref, Spec: spec, Retries: plan.retries(), CleanupTimeout: defaultDeleteTimeout,
+		// Saved as soon as the deploy ends and again after any clean-up:
+		// the deployment is tracked (tainted on error), never lost.
+		Save: func(h *lifecycle.Host, obs *lifecycle.Observation) {
+			plan.setStatus(h, obs)
+			resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		},
+	})
+	var pre *lifecycle.DeployPreconditionError
+	var failed *lifecycle.DeployFailure
+	switch {
+	case errors.As(err, &pre):
+		resp.Diagnostics.AddAttributeError(path.Root("host_id"), pre.Summary, pre.Detail)
+	case errors.As(err, &failed):
+		hostErrorDiag(&resp.Diagnostics, deployAction(h, plan.Image.image()), failed.Err)
+		if failed.CleanupErr != nil {
+			hostErrorDiag(&resp.Diagnostics, "Deprovisioning host "+h.Spec.Name+" after the failed deploy", failed.CleanupErr)
 		}
+	case err != nil:
+		resp.Diagnostics.AddError("Deploying on host "+ref, err.Error())
 	}
-	ctx = tflog.SetField(ctx, "host", h.Spec.Name)
-	err = r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{Retries: plan.retries()})
-	// Save before anything else: the deployment is tracked (tainted on
-	// error), never lost.
-	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
-	if err == nil {
-		return
-	}
-	hostErrorDiag(&resp.Diagnostics, deployAction(h, plan.Image.image()), err)
-	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		// Cut short (timeout or interrupt): leave the host as it is; the
-		// tainted deployment is deprovisioned by the next apply.
-		return
-	}
-	if !deployedStates[h.Status.State] && h.Status.State != lifecycle.StateDeprovisioning {
-		return // failed before provisioning started: nothing to undo
-	}
-	// A failed deploy leaves the host deprovisioned (BMO goes
-	// provisioning -> deprovisioning -> available on a failure). A
-	// failing clean-up is not retried here: the deployment is tainted,
-	// and the next apply's destroy retries it.
-	cleanCtx, cancelClean := context.WithTimeout(context.WithoutCancel(ctx), defaultDeleteTimeout)
-	defer cancelClean()
-	if cerr := r.undeploy(cleanCtx, h, plan.customDeployMethod(), 0); cerr != nil {
-		hostErrorDiag(&resp.Diagnostics, "Deprovisioning host "+h.Spec.Name+" after the failed deploy", cerr)
-	}
-	saveHost(cleanCtx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 }
 
 // deployAction names the failed action for the error summary: the host
@@ -369,21 +326,6 @@ func deployAction(h *lifecycle.Host, img *lifecycle.Image) string {
 	return fmt.Sprintf("Deploying %s on host %s", what, h.Spec.Name)
 }
 
-// undeploy converges h (a host whose deploy failed or that is deployed) to
-// no image, powered off: deprovisioning, then available, retrying up to
-// retries failures. h is updated in place.
-func (r *deploymentResource) undeploy(ctx context.Context, h *lifecycle.Host, customDeploy string, retries int) error {
-	h.Spec.Image = nil
-	h.Spec.CustomDeploy = ""
-	h.Spec.UserData, h.Spec.MetaData, h.Spec.NetworkData = "", nil, nil
-	h.Spec.RootDeviceHints = nil
-	h.Spec.Online = false
-	if h.Status.State == lifecycle.StateProvisioned && h.Status.DeployedCustomDeploy == "" {
-		h.Status.DeployedCustomDeploy = customDeploy
-	}
-	return r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{Retries: retries})
-}
-
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state deploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -392,30 +334,20 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	}
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	h := &lifecycle.Host{
-		Spec:   lifecycle.HostSpec{Name: state.HostName.ValueString()},
-		Status: lifecycle.HostStatus{ID: state.ID.ValueString(), State: lifecycle.State(state.ProvisioningState.ValueString())},
-	}
-	obs, err := r.machine().Prov.Observe(ctx, h)
+	ref := lifecycle.HostRef{ID: state.ID.ValueString(), Name: state.HostName.ValueString(),
+		State: lifecycle.State(state.ProvisioningState.ValueString())}
+	obs, gone, err := r.machine().RefreshDeployment(ctx, ref, state.imageURL())
 	if err != nil {
-		resp.Diagnostics.AddError("Reading deployment on host "+state.HostName.ValueString(), err.Error())
+		resp.Diagnostics.AddError("Reading deployment on host "+ref.Name, err.Error())
 		return
 	}
-	if !obs.Exists {
-		tflog.Warn(ctx, "host no longer exists in Ironic; removing the deployment from state",
-			map[string]any{"host": state.HostName.ValueString(), "node": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	if why := state.drifted(obs); why != "" {
+	if gone != "" {
 		tflog.Warn(ctx, "deployment no longer on the host; removing it from state so that a plan deploys again",
-			map[string]any{"host": obs.Name, "node": obs.ID, "reason": why})
+			map[string]any{"host": ref.Name, "node": ref.ID, "reason": gone})
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	h.Status.ID = obs.ID
-	h.Status.State = obs.State
-	state.setStatus(h, &obs)
+	state.setStatus(&lifecycle.Host{Spec: lifecycle.HostSpec{Name: ref.Name}, Status: lifecycle.HostStatus{ID: obs.ID, State: obs.State}}, &obs)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -449,24 +381,14 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 	name := state.HostName.ValueString()
 	ctx = tflog.SetField(ctx, "host", name)
 
-	prev := lifecycle.State(state.ProvisioningState.ValueString())
-	if prev == "" {
-		prev = lifecycle.StateProvisioned
-	}
-	obs, err := r.machine().Prov.Observe(ctx, &lifecycle.Host{
-		Spec:   lifecycle.HostSpec{Name: name},
-		Status: lifecycle.HostStatus{ID: state.ID.ValueString(), State: prev},
-	})
-	if err != nil {
+	ref := lifecycle.HostRef{ID: state.ID.ValueString(), Name: name, State: lifecycle.State(state.ProvisioningState.ValueString())}
+	h, found, err := r.machine().Undeploy(ctx, ref, state.customDeployMethod(), deprovisionRetries)
+	switch {
+	case !found && err == nil:
+		tflog.Warn(ctx, "host no longer exists in Ironic; nothing to deprovision", map[string]any{"node": ref.ID})
+	case h == nil && err != nil:
 		resp.Diagnostics.AddError("Deprovisioning host "+name, err.Error())
-		return
-	}
-	if !obs.Exists {
-		tflog.Warn(ctx, "host no longer exists in Ironic; nothing to deprovision", map[string]any{"node": state.ID.ValueString()})
-		return
-	}
-	h := undeployHost(obs, state.customDeployMethod())
-	if err := r.undeploy(ctx, h, state.customDeployMethod(), deprovisionRetries); err != nil {
+	case err != nil:
 		hostErrorDiag(&resp.Diagnostics, "Deprovisioning host "+h.Spec.Name, err)
 	}
 }

@@ -94,32 +94,25 @@ func (m *deploymentModel) retries() int {
 	return max(int(m.ProvisioningRetries.ValueInt64()), 0)
 }
 
-// hostSpec builds what the deployment asks of the host named name (node
-// id): BMO's spec.image/customDeploy/userData/metaData/networkData, online.
-// The BMC stays empty: the host resource owns registration.
-func (m *deploymentModel) hostSpec(ctx context.Context, name, id string) (lifecycle.HostSpec, diag.Diagnostics) {
+// hostSpec is what the deployment asks of its host: BMO's spec.image,
+// customDeploy, userData, metaData (over lifecycle's defaults) and
+// networkData. lifecycle.Machine.Deploy fills in the host's name, boot mode
+// and the rest; the BMC stays empty (the host resource owns registration).
+func (m *deploymentModel) hostSpec(ctx context.Context) (lifecycle.HostSpec, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	s := lifecycle.HostSpec{
-		Name:                name,
-		RegisteredElsewhere: true,
-		Online:              true,
-		Image:               m.Image.image(),
-		CustomDeploy:        m.customDeployMethod(),
-		UserData:            m.UserData.ValueString(),
-		RootDeviceHints:     m.RootDeviceHints.hints(),
+		Image:           m.Image.image(),
+		CustomDeploy:    m.customDeployMethod(),
+		UserData:        m.UserData.ValueString(),
+		RootDeviceHints: m.RootDeviceHints.hints(),
 		// BMO refuses a new attempt once provisioningFailCount reaches the
 		// limit, so n retries need a limit of n+1 attempts.
 		MaxProvisioningRetries: m.retries() + 1,
 	}
-	// meta_data: BMO's "uuid" is the BMH UID; ours is the node UUID. The
-	// user's meta_data overrides it (and the other defaults).
-	s.MetaData = map[string]any{}
-	if id != "" {
-		s.MetaData["uuid"] = id
-	}
 	if !m.MetaData.IsNull() && !m.MetaData.IsUnknown() {
 		var md map[string]string
 		diags.Append(m.MetaData.ElementsAs(ctx, &md, false)...)
+		s.MetaData = map[string]any{}
 		for k, v := range md {
 			s.MetaData[k] = v
 		}
@@ -133,53 +126,6 @@ func (m *deploymentModel) hostSpec(ctx context.Context, name, id string) (lifecy
 		}
 	}
 	return s, diags
-}
-
-// deployHost is the host Create converges: found available, asked to
-// deploy. The deployment knows no BMC credentials; with an empty
-// BMCAccess and GoodCredentials equal to its (empty) CredentialsVersion,
-// the state machine must not push driver_info again.
-func (m *deploymentModel) deployHost(ctx context.Context, obs lifecycle.Observation) (*lifecycle.Host, diag.Diagnostics) {
-	spec, diags := m.hostSpec(ctx, obs.Name, obs.ID)
-	// The host's boot mode decides instance_info's secure_boot capability.
-	spec.BootMode = obs.BootMode
-	h := &lifecycle.Host{
-		Spec: spec,
-		Status: lifecycle.HostStatus{
-			ID:              obs.ID,
-			State:           obs.State,
-			GoodCredentials: spec.BMC.CredentialsVersion,
-			// The root device hints override goes into instance_info at
-			// deploy time; it must not send the host through preparing
-			// (manual cleaning), which belongs to the host resource.
-			PreparedRootDeviceHints: spec.RootDeviceHints,
-		},
-	}
-	if obs.PoweredOn != nil {
-		h.Status.PoweredOn = *obs.PoweredOn
-	}
-	return h, diags
-}
-
-// undeployHost is the host Delete (and the clean-up after a failed deploy)
-// converges: no image, powered off. provisioned sees the image removed ->
-// deprovisioning (undeploy, cleaning) -> available, powered off.
-func undeployHost(obs lifecycle.Observation, customDeploy string) *lifecycle.Host {
-	h := &lifecycle.Host{
-		Spec: lifecycle.HostSpec{Name: obs.Name, Online: false, RegisteredElsewhere: true},
-		Status: lifecycle.HostStatus{
-			ID:            obs.ID,
-			State:         obs.State,
-			DeployedImage: obs.DeployedImage,
-		},
-	}
-	if obs.State == lifecycle.StateProvisioned {
-		h.Status.DeployedCustomDeploy = customDeploy
-	}
-	if obs.PoweredOn != nil {
-		h.Status.PoweredOn = *obs.PoweredOn
-	}
-	return h
 }
 
 // setComputed fills the computed attributes from the host and, when obs is
@@ -204,52 +150,8 @@ func (m *deploymentModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observatio
 		if obs.State != "" {
 			m.ProvisioningState = types.StringValue(string(obs.State))
 		}
-		deployed = ""
-		if obs.DeployedImage != nil && deployedStates[obs.State] {
-			deployed = obs.DeployedImage.URL
-		}
+		deployed = lifecycle.DeployedImageURL(obs)
 	}
 	m.HostName = types.StringValue(name)
 	m.DeployedImage = types.StringValue(deployed)
 }
-
-// deployedStates are the states in which a deployment exists (deployed or
-// being deployed); anywhere else it is gone.
-var deployedStates = map[lifecycle.State]bool{
-	lifecycle.StateProvisioning: true,
-	lifecycle.StateProvisioned:  true,
-}
-
-// drifted reports why the deployment no longer exists on the host, or "".
-func (m *deploymentModel) drifted(obs lifecycle.Observation) string {
-	if !deployedStates[obs.State] {
-		return "the host is " + quote(string(obs.State)) + " (Ironic " + quote(obs.ProvisionState) + "), no longer provisioned"
-	}
-	want := m.imageURL()
-	have := ""
-	if obs.DeployedImage != nil {
-		have = obs.DeployedImage.URL
-	}
-	if want != "" && have != want {
-		return "the host runs image " + quote(have) + ", not " + quote(want)
-	}
-	return ""
-}
-
-// resumable reports whether the host is already deployed, or being
-// deployed, with this deployment's image: what an apply interrupted before
-// it saved state leaves behind.
-func (m *deploymentModel) resumable(obs lifecycle.Observation) bool {
-	if !deployedStates[obs.State] {
-		return false
-	}
-	have := ""
-	if obs.DeployedImage != nil {
-		have = obs.DeployedImage.URL
-	}
-	// A custom deploy without image cannot be recognised on the node.
-	want := m.imageURL()
-	return want != "" && have == want
-}
-
-func quote(s string) string { return "\"" + s + "\"" }

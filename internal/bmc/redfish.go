@@ -163,6 +163,8 @@ type FirmwareComponent struct {
 	Name       string
 	Version    string
 	Updateable bool
+	// URI is the inventory item's @odata.id (a SimpleUpdate target).
+	URI string
 }
 
 // Inventory is everything ReadInventory learns about a system.
@@ -610,7 +612,7 @@ func (c *RedfishClient) firmware(sys *schemas.ComputerSystem) ([]FirmwareCompone
 		if related := relatedItems(it.RawData); len(related) > 0 && !anyOwned(related, owners) {
 			continue
 		}
-		out = append(out, FirmwareComponent{ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable})
+		out = append(out, FirmwareComponent{ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable, URI: it.ODataID})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -31,6 +32,10 @@ type Catalog struct {
 	pageLimit int
 	// w, when set, hears of the writes that change nodes (allocations).
 	w *Watcher
+	// taskPoll and imageClient tune firmware updates through the BMC
+	// (WithFirmwareTaskPoll, WithImageClient).
+	taskPoll    time.Duration
+	imageClient *http.Client
 }
 
 // WithWatcher tells w about the allocations the catalog creates and

@@ -167,8 +167,9 @@ func redfishValue(v any) string {
 // Ironic's (all of them after a reset). Nil when there is nothing to do.
 func (p *Provisioner) firmwareSteps(ctx context.Context, h *lifecycle.Host, node *nodes.Node) ([]nodes.CleanStep, error) {
 	reset := h.Spec.FirmwareReset && !h.Status.FirmwareResetDone
+	update := firmwareUpdateStep(h)
 	if len(h.Spec.FirmwareSettings) == 0 && !reset {
-		return nil, nil
+		return update, nil
 	}
 	var steps []nodes.CleanStep
 	var current *lifecycle.BIOS
@@ -216,7 +217,7 @@ func (p *Provisioner) firmwareSteps(ctx context.Context, h *lifecycle.Host, node
 			Args: map[string]any{"settings": list},
 		})
 	}
-	return steps, nil
+	return append(steps, update...), nil
 }
 
 // ---------------------------------------------------------------------------
@@ -275,6 +276,9 @@ func (p *Provisioner) Service(ctx context.Context, h *lifecycle.Host, restartOnF
 // current spec (the state machine records it once started).
 func settingsRecorded(h *lifecycle.Host) bool {
 	if h.Spec.FirmwareReset && !h.Status.FirmwareResetDone {
+		return false
+	}
+	if len(h.Spec.FirmwareUpdates) > 0 && !h.Status.FirmwareUpdatesDone {
 		return false
 	}
 	if len(h.Spec.FirmwareSettings) != len(h.Status.AppliedFirmware) || h.Status.AppliedFirmware == nil {

@@ -299,6 +299,7 @@ func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) err
 			pending = false
 			h.Status.AppliedFirmware = cloneMap(h.Spec.FirmwareSettings)
 			h.Status.FirmwareResetDone = h.Spec.FirmwareReset
+			h.Status.FirmwareUpdatesDone = len(h.Spec.FirmwareUpdates) > 0
 			h.Status.ErrorType, h.Status.ErrorMessage, h.Status.ErrorCount = NoError, "", 0
 			h.Status.OperationalStatus = OperationalServicing
 			d = requeueFor(res)
@@ -306,6 +307,7 @@ func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) err
 			if pending {
 				h.Status.AppliedFirmware = cloneMap(h.Spec.FirmwareSettings)
 				h.Status.FirmwareResetDone = h.Spec.FirmwareReset
+				h.Status.FirmwareUpdatesDone = len(h.Spec.FirmwareUpdates) > 0
 			}
 			h.Status.OperationalStatus = OperationalOK
 			return nil

@@ -84,6 +84,7 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 		h.Status.PreparedRootDeviceHints = cloneHints(h.Spec.RootDeviceHints)
 		h.Status.AppliedFirmware = maps.Clone(h.Spec.FirmwareSettings)
 		h.Status.FirmwareResetDone = h.Spec.FirmwareReset
+		h.Status.FirmwareUpdatesDone = len(h.Spec.FirmwareUpdates) > 0
 		if h.Spec.RAID != nil {
 			h.Status.PreparedRAID = CloneRAID(h.Spec.RAID)
 		}
@@ -348,7 +349,8 @@ func unprepared(h *Host) bool {
 // was last applied, or a factory reset is asked for and not yet started.
 func firmwarePending(h *Host) bool {
 	changed := len(h.Spec.FirmwareSettings) > 0 && !maps.Equal(h.Spec.FirmwareSettings, h.Status.AppliedFirmware)
-	return changed || (h.Spec.FirmwareReset && !h.Status.FirmwareResetDone)
+	return changed || (h.Spec.FirmwareReset && !h.Status.FirmwareResetDone) ||
+		(len(h.Spec.FirmwareUpdates) > 0 && !h.Status.FirmwareUpdatesDone)
 }
 
 // needsProvisioning is BMO NeedsProvisioning (API BareMetalHost.NeedsProvisioning).
@@ -400,6 +402,7 @@ func clearPreparedSettings(h *Host) {
 	h.Status.PreparedRootDeviceHints = nil
 	h.Status.AppliedFirmware = nil
 	h.Status.FirmwareResetDone = false
+	h.Status.FirmwareUpdatesDone = false
 	h.Status.PreparedRAID = nil
 }
 

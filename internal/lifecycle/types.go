@@ -157,6 +157,10 @@ type HostSpec struct {
 	// FirmwareReset asks for Ironic's bios.factory_reset step, once
 	// (Status.FirmwareResetDone records it), ahead of the settings.
 	FirmwareReset bool
+	// FirmwareUpdates asks for Ironic's firmware.update step (API 1.86+),
+	// once (Status.FirmwareUpdatesDone records it), after the BIOS steps
+	// (BMO's order: RAID, BIOS, firmware).
+	FirmwareUpdates []FirmwareUpdate
 	// MaxProvisioningRetries is --max-provisioning-retries (default 5).
 	MaxProvisioningRetries int
 
@@ -202,6 +206,9 @@ type HostStatus struct {
 	// FirmwareResetDone records that the factory reset Spec.FirmwareReset
 	// asked for has been started.
 	FirmwareResetDone bool
+	// FirmwareUpdatesDone records that the firmware.update step
+	// Spec.FirmwareUpdates asked for has been started.
+	FirmwareUpdatesDone bool
 	// OperationHistory stamps when each state was entered (or, for the
 	// state a wait started in, when the wait started).
 	OperationHistory map[State]time.Time

@@ -25,15 +25,25 @@ type Faults struct {
 	PowerStuck bool `json:"power_stuck,omitempty"`
 	// Unreachable drops every connection without an answer.
 	Unreachable bool `json:"unreachable,omitempty"`
+	// UpdateFailure, when set, makes the system's firmware update tasks
+	// (UpdateService.SimpleUpdate) end in TaskState Exception with this
+	// message, leaving the version unchanged.
+	UpdateFailure string `json:"update_failure,omitempty"`
+	// UpdateTaskPolls, when positive, is how many polls the system's update
+	// tasks answer Running (PercentComplete moving up) before they end,
+	// instead of Options.TaskPolls: a slow update.
+	UpdateTaskPolls int `json:"update_task_polls,omitempty"`
 }
 
 type faultsJSON struct {
-	WrongCredentials bool  `json:"wrong_credentials,omitempty"`
-	ErrorBurst       int   `json:"error_burst,omitempty"`
-	ErrorStatus      int   `json:"error_status,omitempty"`
-	DelayMS          int64 `json:"delay_ms,omitempty"`
-	PowerStuck       bool  `json:"power_stuck,omitempty"`
-	Unreachable      bool  `json:"unreachable,omitempty"`
+	WrongCredentials bool   `json:"wrong_credentials,omitempty"`
+	ErrorBurst       int    `json:"error_burst,omitempty"`
+	ErrorStatus      int    `json:"error_status,omitempty"`
+	DelayMS          int64  `json:"delay_ms,omitempty"`
+	PowerStuck       bool   `json:"power_stuck,omitempty"`
+	Unreachable      bool   `json:"unreachable,omitempty"`
+	UpdateFailure    string `json:"update_failure,omitempty"`
+	UpdateTaskPolls  int    `json:"update_task_polls,omitempty"`
 }
 
 // MarshalJSON writes Delay as delay_ms (milliseconds).
@@ -41,6 +51,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 	return json.Marshal(faultsJSON{
 		WrongCredentials: f.WrongCredentials, ErrorBurst: f.ErrorBurst, ErrorStatus: f.ErrorStatus,
 		DelayMS: f.Delay.Milliseconds(), PowerStuck: f.PowerStuck, Unreachable: f.Unreachable,
+		UpdateFailure: f.UpdateFailure, UpdateTaskPolls: f.UpdateTaskPolls,
 	})
 }
 
@@ -53,6 +64,7 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 	*f = Faults{
 		WrongCredentials: j.WrongCredentials, ErrorBurst: j.ErrorBurst, ErrorStatus: j.ErrorStatus,
 		Delay: time.Duration(j.DelayMS) * time.Millisecond, PowerStuck: j.PowerStuck, Unreachable: j.Unreachable,
+		UpdateFailure: j.UpdateFailure, UpdateTaskPolls: j.UpdateTaskPolls,
 	}
 	return nil
 }

@@ -352,7 +352,9 @@ type task struct {
 	newVersion string
 	image      string
 	polls      int
-	state      string // Running, Completed
+	total      int    // polls answered Running before the end
+	failure    string // the end is Exception with this message, if set
+	state      string // Running, Completed, Exception
 	started    time.Time
 }
 
@@ -403,35 +405,62 @@ func (s *Server) handleSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 	t := &task{
 		id: strconv.Itoa(s.nextTask), sys: sys.id, comp: comp, image: body.ImageURI,
 		newVersion: nextVersion(body.ImageURI, sys.firmware[comp]), state: "Running", started: time.Now(),
+		total: s.opts.TaskPolls, failure: sys.faults.UpdateFailure,
+	}
+	if sys.faults.UpdateTaskPolls > 0 {
+		t.total = sys.faults.UpdateTaskPolls
 	}
 	s.tasks[t.id] = t
 	tj := s.taskJSON(t)
 	s.mu.Unlock()
 	w.Header().Set("Location", taskURI(t.id))
+	w.Header().Set("Retry-After", strconv.Itoa(s.opts.TaskRetryAfter))
 	writeJSON(w, r, http.StatusAccepted, tj)
 }
 
 func taskURI(id string) string { return v1 + "/TaskService/Tasks/" + id }
 
-// pollTask advances t by one poll, completing it after Options.TaskPolls; s.mu held.
+// pollTask advances t by one poll, ending it after t.total polls
+// (Options.TaskPolls, or the system's Faults.UpdateTaskPolls): Completed
+// with the new version installed, or Exception when the system's
+// Faults.UpdateFailure was set at SimpleUpdate; s.mu held.
 func (s *Server) pollTask(t *task) {
 	if t.state != "Running" {
 		return
 	}
 	t.polls++
-	if t.polls >= s.opts.TaskPolls {
-		t.state = "Completed"
-		if sys := s.systems[t.sys]; sys != nil {
-			sys.firmware[t.comp] = t.newVersion
-		}
+	if t.polls < t.total {
+		return
+	}
+	if t.failure != "" {
+		t.state = "Exception"
+		return
+	}
+	t.state = "Completed"
+	if sys := s.systems[t.sys]; sys != nil {
+		sys.firmware[t.comp] = t.newVersion
 	}
 }
 
 func (s *Server) taskJSON(t *task) map[string]any {
 	pct := 100
 	taskStatus := "OK"
-	if t.state == "Running" {
-		pct = 100 * t.polls / s.opts.TaskPolls
+	msg := map[string]any{
+		"MessageId": "Update.1.0.UpdateInProgress",
+		"Message":   "Updating " + t.comp + " to " + t.newVersion + " from " + t.image,
+	}
+	switch t.state {
+	case "Running":
+		pct = 100 * t.polls / t.total
+	case "Completed":
+		msg = map[string]any{
+			"MessageId": "Update.1.0.UpdateSuccessful",
+			"Message":   "Updated " + t.comp + " to " + t.newVersion + " from " + t.image,
+		}
+	case "Exception":
+		pct = 100 * t.polls / t.total
+		taskStatus = "Critical"
+		msg = map[string]any{"MessageId": "Update.1.0.ApplyFailed", "Message": t.failure, "Severity": "Critical"}
 	}
 	return map[string]any{
 		"@odata.id":       taskURI(t.id),
@@ -443,10 +472,7 @@ func (s *Server) taskJSON(t *task) map[string]any {
 		"PercentComplete": pct,
 		"StartTime":       t.started.UTC().Format(time.RFC3339),
 		"TaskMonitor":     taskURI(t.id) + "/Monitor",
-		"Messages": []map[string]any{{
-			"MessageId": "Update.1.0.UpdateInProgress",
-			"Message":   "Updating " + t.comp + " to " + t.newVersion + " from " + t.image,
-		}},
+		"Messages":        []map[string]any{msg},
 	}
 }
 
@@ -476,7 +502,7 @@ func (s *Server) handleTaskMonitor(w http.ResponseWriter, r *http.Request) {
 	}
 	if running {
 		w.Header().Set("Location", r.URL.Path)
-		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Retry-After", strconv.Itoa(s.opts.TaskRetryAfter))
 		writeJSON(w, r, http.StatusAccepted, body)
 		return
 	}

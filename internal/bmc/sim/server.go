@@ -43,6 +43,10 @@ type Options struct {
 	// TaskPolls is how many polls a firmware update task answers "Running"
 	// before it completes; default 2.
 	TaskPolls int
+	// TaskRetryAfter is the Retry-After (whole seconds) SimpleUpdate and a
+	// running task's monitor answer with: how long a client waits between
+	// polls. Default 1, the shortest Retry-After can say.
+	TaskRetryAfter int
 	// Logf, if set, receives one line per request.
 	Logf func(format string, args ...any)
 	// ProfileOffset shifts the hardware Start gives its systems: system i
@@ -102,6 +106,9 @@ func New(opts Options) *Server {
 	}
 	if opts.TaskPolls <= 0 {
 		opts.TaskPolls = 2
+	}
+	if opts.TaskRetryAfter <= 0 {
+		opts.TaskRetryAfter = 1
 	}
 	s := &Server{
 		opts:     opts,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -560,5 +561,61 @@ func TestDefaultProfilesAreDistinct(t *testing.T) {
 			}
 			seen[k] = true
 		}
+	}
+}
+
+// TestFirmwareUpdateModes: a system's faults choose a failing update (the
+// task ends Exception with the message, the version stays) or a slow one
+// (PercentComplete moves over the polls); SimpleUpdate says how long to
+// wait between polls.
+func TestFirmwareUpdateModes(t *testing.T) {
+	s := startServer(t, Options{TaskRetryAfter: 2}, 2)
+	c := newCaller(t, s.URL())
+	const fail = "Image signature verification failed for BIOS"
+	if err := s.SetFaults("sys-0", Faults{UpdateFailure: fail, UpdateTaskPolls: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFaults("sys-1", Faults{UpdateTaskPolls: 4}); err != nil {
+		t.Fatal(err)
+	}
+	type taskBody struct {
+		TaskState, TaskStatus string
+		PercentComplete       int
+		Messages              []struct{ Message string }
+	}
+	update := func(target string) string {
+		resp := c.expect(202, "POST", "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", map[string]any{
+			"ImageURI": "http://images/bios-9.9.9.bin", "Targets": []string{"/redfish/v1/UpdateService/FirmwareInventory/" + target},
+		}, nil)
+		if ra := resp.Header.Get("Retry-After"); ra != "2" {
+			t.Errorf("Retry-After = %q", ra)
+		}
+		return resp.Header.Get("Location")
+	}
+	loc := update("sys-0-BIOS")
+	var tb taskBody
+	c.expect(200, "GET", loc, nil, &tb)
+	if tb.TaskState != "Running" || tb.PercentComplete != 50 {
+		t.Errorf("first poll %+v", tb)
+	}
+	c.expect(200, "GET", loc, nil, &tb)
+	if tb.TaskState != "Exception" || tb.TaskStatus != "Critical" || len(tb.Messages) != 1 || tb.Messages[0].Message != fail {
+		t.Errorf("failed task %+v", tb)
+	}
+	if st, _ := s.State("sys-0"); st.Firmware["BIOS"] != DefaultProfile(0).BIOSVersion {
+		t.Errorf("failed update changed the version: %v", st.Firmware)
+	}
+
+	loc = update("sys-1-BIOS")
+	var pcts []int
+	for range 4 {
+		c.expect(200, "GET", loc, nil, &tb)
+		pcts = append(pcts, tb.PercentComplete)
+	}
+	if !slices.Equal(pcts, []int{25, 50, 75, 100}) || tb.TaskState != "Completed" {
+		t.Errorf("slow task percents %v, end %+v", pcts, tb)
+	}
+	if st, _ := s.State("sys-1"); st.Firmware["BIOS"] != "9.9.9" {
+		t.Errorf("slow update: %v", st.Firmware)
 	}
 }

@@ -13,6 +13,9 @@ type Clients struct {
 	// Firmware reads BIOS settings, their schema and Ironic's firmware
 	// features. Implemented by internal/ironic.
 	Firmware FirmwareCatalog
+	// Updater runs firmware updates through a host's BMC (when Ironic has
+	// no firmware API). Implemented by internal/ironic.
+	Updater FirmwareUpdater
 	// CheckBMC, when set, checks that a host's BMC answers and accepts its
 	// credentials before the host is registered (Redfish pre-flight).
 	CheckBMC func(ctx context.Context, access BMCAccess) error

@@ -15,7 +15,9 @@ type fakeUpdater struct {
 	clearFail bool
 }
 
-func (f *fakeUpdater) Maintenance(context.Context, string) (bool, string, error) { return f.on, f.reason, nil }
+func (f *fakeUpdater) Maintenance(context.Context, string) (bool, string, error) {
+	return f.on, f.reason, nil
+}
 
 func (f *fakeUpdater) SetMaintenance(_ context.Context, _ string, on bool, reason string) error {
 	if !on && f.clearFail {

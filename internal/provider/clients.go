@@ -80,6 +80,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 		},
 		Catalog:  cat,
 		Firmware: cat,
+		Updater:  cat,
 		CheckBMC: bmc.CheckAccess,
 	}, nil
 }

@@ -27,6 +27,7 @@ func All() []func() resource.Resource {
 		NewDeployment,
 		NewHostClaim,
 		NewFirmwareSettings,
+		NewFirmwareUpdate,
 	}
 }
 

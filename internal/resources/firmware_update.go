@@ -1,0 +1,460 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
+)
+
+// NewFirmwareUpdate returns the baremetal_firmware_update resource.
+func NewFirmwareUpdate() resource.Resource { return &firmwareUpdateResource{} }
+
+// firmwareUpdateResource is BMO's HostFirmwareComponents spec.updates: a
+// one-shot update of firmware components from image URLs. Creating it
+// updates; changing it replaces it (updates again); destroying it forgets.
+type firmwareUpdateResource struct {
+	clients *lifecycle.Clients
+}
+
+var (
+	_ resource.ResourceWithModifyPlan     = (*firmwareUpdateResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*firmwareUpdateResource)(nil)
+)
+
+type firmwareUpdateModel struct {
+	ID       types.String         `tfsdk:"id"`
+	HostID   types.String         `tfsdk:"host_id"`
+	Updates  []firmwareUpdateItem `tfsdk:"updates"`
+	BMC      *firmwareBMCModel    `tfsdk:"bmc"`
+	Method   types.String         `tfsdk:"method"`
+	Results  types.List           `tfsdk:"results"`
+	Versions types.Map            `tfsdk:"versions"`
+	Timeouts timeouts.Value       `tfsdk:"timeouts"`
+}
+
+type firmwareUpdateItem struct {
+	Component types.String `tfsdk:"component"`
+	URL       types.String `tfsdk:"url"`
+	Checksum  types.String `tfsdk:"checksum"`
+}
+
+type firmwareUpdateOutcome struct {
+	Component       types.String `tfsdk:"component"`
+	Target          types.String `tfsdk:"target"`
+	PreviousVersion types.String `tfsdk:"previous_version"`
+	Version         types.String `tfsdk:"version"`
+	Message         types.String `tfsdk:"message"`
+}
+
+var firmwareUpdateOutcomeTypes = map[string]attr.Type{
+	"component": types.StringType, "target": types.StringType, "previous_version": types.StringType,
+	"version": types.StringType, "message": types.StringType,
+}
+
+func (r *firmwareUpdateResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_firmware_update"
+}
+
+func (r *firmwareUpdateResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func checkString(desc string, f func(string) error) []validator.String {
+	return []validator.String{validators.New(desc, f)}
+}
+
+func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	computed := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, Description: desc}
+	}
+	resp.Schema = schema.Schema{
+		Description: "Updates firmware components of one `baremetal_host` from image URLs, as the Metal3 Bare Metal Operator's " +
+			"HostFirmwareComponents `updates`. With Ironic's firmware API (API 1.86+) the updates run as Ironic's " +
+			"`firmware.update` step: in a manual clean on an available host, or a service on a provisioned one (API 1.87+). " +
+			"Otherwise they go through the host's BMC (Redfish `UpdateService.SimpleUpdate`, needs `bmc`), one after the " +
+			"other, with the Ironic node in maintenance for the duration so that Ironic's power state sync does not fight " +
+			"the BMC's reboots; the node is taken out of maintenance afterwards, also after a failure. Task progress is " +
+			"logged; a failure reports the BMC's task message. Changing anything but `bmc` and `timeouts` replaces the " +
+			"resource (updates again); destroying it forgets it and leaves the firmware as it is.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:      true,
+				Description:   "The host's Ironic node UUID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"host_id": schema.StringAttribute{
+				Required:      true,
+				Description:   "The host: a `baremetal_host`'s `id` (or its name). Changing it replaces the resource.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"updates": schema.ListNestedAttribute{
+				Required:      true,
+				Description:   "The updates, applied in this order (each component at most once). Changing them replaces the resource.",
+				PlanModifiers: []planmodifier.List{listplanmodifier.RequiresReplace()},
+				Validators:    []validator.List{listvalidator.SizeAtLeast(1)},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"component": schema.StringAttribute{
+						Required: true,
+						Description: "The component: `bios`, `bmc` or `nic:<id>` (Ironic's names; on the BMC path `bios` is the " +
+							"inventory item whose Id or Name says BIOS or System ROM, `bmc` the one that says BMC, iDRAC, iLO or " +
+							"iRMC, `nic:<id>` the item with that Id), or `redfish:<Id>` for any item of the BMC's " +
+							"FirmwareInventory (BMC path only). The `baremetal_firmware` data source lists them.",
+						Validators: checkString("bios, bmc, nic:<id> or redfish:<Id>", lifecycle.ValidateFirmwareComponent),
+					},
+					"url": schema.StringAttribute{
+						Required: true,
+						Description: "The image URL: http or https (a BMC fetches it itself); Ironic's `firmware.update` also " +
+							"takes file:// and swift://.",
+						Validators: checkString("an http(s) image URL", lifecycle.ValidateFirmwareURL),
+					},
+					"checksum": schema.StringAttribute{
+						Optional: true,
+						Description: "The image's checksum, `<algorithm>:<hex>` (md5, sha1, sha256, sha512) or a bare hex digest " +
+							"(the algorithm by its length). The provider downloads the image and checks it before anything is " +
+							"sent to Ironic or the BMC.",
+						Validators: checkString("a checksum such as sha256:<hex>", func(s string) error {
+							_, _, err := lifecycle.ParseChecksum(s)
+							return err
+						}),
+					},
+				}},
+			},
+			"bmc": schema.SingleNestedAttribute{
+				Optional: true,
+				Description: "The host's BMC, for updates through Redfish (needed when Ironic has no firmware API, as Ironic " +
+					"21.4 at API 1.82: Ironic masks the BMC password, so it is needed again here).",
+				Attributes: map[string]schema.Attribute{
+					"address": schema.StringAttribute{
+						Required:    true,
+						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme).",
+						Validators: checkString("a valid BMC address", func(s string) error {
+							_, err := bmcaddr.Parse(s)
+							return err
+						}),
+					},
+					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
+					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
+					"disable_certificate_verification": schema.BoolAttribute{
+						Optional: true, Description: "Skip TLS certificate verification of the BMC.",
+					},
+				},
+			},
+			"method": schema.StringAttribute{
+				Computed: true,
+				Description: "How the updates ran: `ironic` (Ironic's `firmware.update` step) or `redfish` (the BMC's " +
+					"UpdateService).",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"results": schema.ListNestedAttribute{
+				Computed:      true,
+				Description:   "One entry per update, in order: what was updated and its versions before and after.",
+				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"component":        computed("The component as given."),
+					"target":           computed("What was updated: the BMC's FirmwareInventory item Id, or the Ironic component."),
+					"previous_version": computed("The version before the update (empty when unknown)."),
+					"version":          computed("The version after the update."),
+					"message":          computed("The BMC task's last message (BMC path)."),
+				}},
+			},
+			"versions": schema.MapAttribute{
+				Computed:      true,
+				ElementType:   types.StringType,
+				Description:   "Component (as given) to the version installed after the updates.",
+				PlanModifiers: []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
+			},
+			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true}),
+		},
+	}
+}
+
+func (m *firmwareUpdateModel) updates() []lifecycle.FirmwareUpdate {
+	out := make([]lifecycle.FirmwareUpdate, 0, len(m.Updates))
+	for _, u := range m.Updates {
+		out = append(out, lifecycle.FirmwareUpdate{Component: u.Component.ValueString(), URL: u.URL.ValueString(), Checksum: u.Checksum.ValueString()})
+	}
+	return out
+}
+
+func (m *firmwareUpdateModel) known() bool {
+	if m.HostID.IsUnknown() {
+		return false
+	}
+	for _, u := range m.Updates {
+		if u.Component.IsUnknown() || u.URL.IsUnknown() || u.Checksum.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// redfish is the BMC access for the BMC path (nil without bmc).
+func (m *firmwareUpdateModel) redfish() (*lifecycle.BMCAccess, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if m.BMC == nil || m.BMC.Address.IsUnknown() || m.BMC.Password.IsUnknown() {
+		return nil, diags
+	}
+	addr, err := bmcaddr.Parse(m.BMC.Address.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
+		return nil, diags
+	}
+	a := addr.Access(m.BMC.Username.ValueString(), m.BMC.Password.ValueString(), m.BMC.DisableCertificateVerification.ValueBool())
+	return &a, diags
+}
+
+// ValidateConfig refuses a component updated twice (each attribute's own
+// rules are its validators).
+func (r *firmwareUpdateResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m firmwareUpdateModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	seen := map[string]int{}
+	for i, u := range m.Updates {
+		if u.Component.IsNull() || u.Component.IsUnknown() {
+			continue
+		}
+		c := u.Component.ValueString()
+		if j, dup := seen[c]; dup {
+			resp.Diagnostics.AddAttributeError(path.Root("updates").AtListIndex(i).AtName("component"), "Duplicate firmware component",
+				fmt.Sprintf("component %q is already updated by updates[%d]: update each component once", c, j))
+		}
+		seen[c] = i
+	}
+}
+
+// ModifyPlan checks, when the host exists, that the updates can run the
+// way this Ironic offers: the firmware API's component names and host
+// states, or BMC credentials for the Redfish path.
+func (r *firmwareUpdateResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.clients == nil || r.clients.Firmware == nil {
+		return
+	}
+	var plan firmwareUpdateModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !plan.known() || !req.State.Raw.IsNull() {
+		return // unknown yet, or an existing update that is not replaced
+	}
+	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: plan.HostID.ValueString()}})
+	if err != nil || !obs.Exists {
+		return // created in this apply: checked at apply
+	}
+	resp.Diagnostics.Append(r.check(obs, &plan)...)
+}
+
+// check says why the updates cannot run on the host now, if they cannot.
+func (r *firmwareUpdateResource) check(obs lifecycle.Observation, m *firmwareUpdateModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	f := r.clients.Firmware.Features()
+	host := fmt.Sprintf("Host %q (node %s)", obs.Name, obs.ID)
+	if f.Components {
+		for i, u := range m.Updates {
+			if strings.HasPrefix(u.Component.ValueString(), "redfish:") {
+				diags.AddAttributeError(path.Root("updates").AtListIndex(i).AtName("component"), "Component not known to Ironic",
+					fmt.Sprintf("This Ironic (API %s) updates firmware with its firmware.update step, which takes the components "+
+						"bios, bmc and nic:<id>, not %q.", f.Microversion, u.Component.ValueString()))
+			}
+		}
+		switch {
+		case obs.State == lifecycle.StateProvisioned && !f.Servicing:
+			diags.AddAttributeError(path.Root("host_id"), "Firmware cannot be updated on a provisioned host",
+				fmt.Sprintf("%s is provisioned; updating its firmware through Ironic needs servicing (API 1.87 or newer), and this "+
+					"Ironic offers %s. Deprovision the host first (destroy its baremetal_deployment), or use a newer Ironic.", host, f.Microversion))
+		case obs.State != lifecycle.StateAvailable && obs.State != lifecycle.StateProvisioned:
+			diags.AddAttributeError(path.Root("host_id"), "Host cannot take firmware updates now",
+				fmt.Sprintf("%s is %q (Ironic %q): Ironic's firmware.update runs on available hosts (manual cleaning) or "+
+					"provisioned ones (servicing).", host, obs.State, obs.ProvisionState))
+		}
+		return diags
+	}
+	if m.BMC == nil {
+		diags.AddAttributeError(path.Root("bmc"), "BMC credentials needed",
+			fmt.Sprintf("This Ironic (API %s) has no firmware API (1.86+), so %s is updated through its BMC's Redfish "+
+				"UpdateService: set bmc (address, username, password) as in its baremetal_host.", f.Microversion, host))
+	}
+	switch obs.State {
+	case lifecycle.StateAvailable, lifecycle.StateProvisioned, lifecycle.StateExternallyProvisioned:
+	default:
+		diags.AddAttributeError(path.Root("host_id"), "Host cannot take firmware updates now",
+			fmt.Sprintf("%s is %q (Ironic %q): firmware is updated through the BMC only on available or provisioned hosts, "+
+				"never while Ironic works on the node.", host, obs.State, obs.ProvisionState))
+	}
+	return diags
+}
+
+func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan firmwareUpdateModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if r.clients == nil || r.clients.Firmware == nil || r.clients.Updater == nil {
+		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware client configured")
+		return
+	}
+	redfish, diags := plan.redfish()
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref := plan.HostID.ValueString()
+	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: ref}})
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Reading host "+ref, err.Error())
+		return
+	case !obs.Exists:
+		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found",
+			fmt.Sprintf("No Ironic node has the UUID or name %q: create it with baremetal_host first.", ref))
+		return
+	}
+	if resp.Diagnostics.Append(r.check(obs, &plan)...); resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = tflog.SetField(ctx, "host", obs.Name)
+	updates := plan.updates()
+	var results []lifecycle.FirmwareUpdateResult
+	if r.clients.Firmware.Features().Components {
+		plan.Method = types.StringValue(lifecycle.FirmwareUpdateIronic)
+		results, err = r.throughIronic(ctx, obs, updates, redfish)
+	} else {
+		plan.Method = types.StringValue(lifecycle.FirmwareUpdateRedfish)
+		results, err = lifecycle.UpdateFirmwareThroughBMC(ctx, r.clients.Updater, TFLog{}, obs.Name, obs.ID, *redfish, updates)
+	}
+	if err != nil {
+		hostErrorDiag(&resp.Diagnostics, "Updating the firmware of host "+obs.Name, err)
+		return
+	}
+	plan.ID = types.StringValue(obs.ID)
+	outcomes := make([]firmwareUpdateOutcome, 0, len(results))
+	versions := map[string]attr.Value{}
+	for _, res := range results {
+		outcomes = append(outcomes, firmwareUpdateOutcome{
+			Component: types.StringValue(res.Component), Target: types.StringValue(res.Target),
+			PreviousVersion: types.StringValue(res.PreviousVersion), Version: types.StringValue(res.Version),
+			Message: types.StringValue(res.Message),
+		})
+		versions[res.Component] = types.StringValue(res.Version)
+	}
+	list, d := types.ListValueFrom(ctx, types.ObjectType{AttrTypes: firmwareUpdateOutcomeTypes}, outcomes)
+	resp.Diagnostics.Append(d...)
+	plan.Results = list
+	plan.Versions = types.MapValueMust(types.StringType, versions)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// throughIronic runs the updates as Ironic's firmware.update step: a
+// manual clean on an available host, a service on a provisioned one. The
+// versions come from Ironic's firmware API before and after.
+func (r *firmwareUpdateResource) throughIronic(ctx context.Context, obs lifecycle.Observation, updates []lifecycle.FirmwareUpdate,
+	redfish *lifecycle.BMCAccess) ([]lifecycle.FirmwareUpdateResult, error) {
+	for _, u := range updates {
+		if u.Checksum != "" {
+			if err := r.clients.Updater.VerifyImage(ctx, u); err != nil {
+				return nil, fmt.Errorf("host %q (node %s): component %s: %w", obs.Name, obs.ID, u.Component, err)
+			}
+		}
+	}
+	version := func() (map[string]string, error) {
+		inv, err := r.clients.Firmware.Firmware(ctx, obs.ID, redfish)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		for _, c := range inv.Components {
+			out[c.ID] = c.Version
+		}
+		return out, nil
+	}
+	before, err := version()
+	if err != nil {
+		return nil, err
+	}
+	h := firmwareHost(obs, nil, false)
+	h.Spec.FirmwareUpdates = updates
+	tflog.Info(ctx, "updating firmware with Ironic's firmware.update step", map[string]any{"host": obs.Name, "updates": len(updates), "state": string(obs.State)})
+	if obs.State == lifecycle.StateProvisioned {
+		err = r.clients.Machine.ServiceFirmware(ctx, h, 0)
+	} else {
+		err = r.clients.Machine.Converge(ctx, h, lifecycle.ConvergeOptions{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	after, err := version()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]lifecycle.FirmwareUpdateResult, 0, len(updates))
+	for _, u := range updates {
+		out = append(out, lifecycle.FirmwareUpdateResult{Component: u.Component, Target: u.Component,
+			PreviousVersion: before[u.Component], Version: after[u.Component]})
+	}
+	return out, nil
+}
+
+// Read keeps what the update did; a host that is gone takes the resource
+// with it.
+func (r *firmwareUpdateResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var m firmwareUpdateModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || r.clients == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: m.ID.ValueString()}})
+	switch {
+	case err != nil:
+		resp.Diagnostics.AddError("Reading host "+m.ID.ValueString(), err.Error())
+	case !obs.Exists:
+		tflog.Info(ctx, "host is gone: removing its firmware update from state", map[string]any{"host": m.ID.ValueString()})
+		resp.State.RemoveResource(ctx)
+	}
+}
+
+// Update only changes bmc or timeouts (everything else replaces).
+func (r *firmwareUpdateResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan firmwareUpdateModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete forgets the update: firmware is not rolled back.
+func (r *firmwareUpdateResource) Delete(ctx context.Context, _ resource.DeleteRequest, _ *resource.DeleteResponse) {
+	tflog.Debug(ctx, "forgetting a firmware update: the installed firmware stays")
+}

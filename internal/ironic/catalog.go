@@ -206,6 +206,7 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		TargetProvisionState: n.TargetProvisionState,
 		LastError:            n.LastError,
 		Maintenance:          n.Maintenance,
+		MaintenanceReason:    n.MaintenanceReason,
 		DeployedImage:        deployedImage(n.InstanceInfo),
 		Labels:               labelsOf(n),
 		ResourceClass:        n.ResourceClass,

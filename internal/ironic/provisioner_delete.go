@@ -62,12 +62,37 @@ func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.
 		fmt.Errorf("delete node %s: %s", node.UUID, ironicError(err))
 }
 
-// Detach deletes the node without deprovisioning it (BMO: same as Delete;
-// the maintenance flag keeps Ironic from touching the hardware).
+// Detach takes the node out of management, leaving the machine as it is:
+// maintenance on with lifecycle.DetachReason, so that Ironic neither
+// syncs its power nor lets anyone move it until it is attached again. BMO
+// deletes the node from its own Ironic instead; a shared Ironic keeps it,
+// for the next owner to import. A node that is gone counts as detached.
 func (p *Provisioner) Detach(ctx context.Context, h *lifecycle.Host) (lifecycle.Result, error) {
-	res, err := p.Delete(ctx, h)
-	if errors.Is(err, lifecycle.ErrNotRegistered) {
-		return done("delete", ""), nil
+	node, err := p.lookup(ctx, h)
+	if errors.Is(err, lifecycle.ErrNotRegistered) || (err == nil && node == nil) {
+		return done("maintenance on", ""), nil
 	}
-	return res, err
+	if err != nil {
+		return lifecycle.Result{Verb: "maintenance on"}, err
+	}
+	if node.Maintenance && node.MaintenanceReason == lifecycle.DetachReason {
+		return done("maintenance on", node.ProvisionState), nil
+	}
+	return p.setMaintenance(ctx, h, node, true, lifecycle.DetachReason)
+}
+
+// Attach ends a detach: maintenance off, only when Detach set it (a
+// maintenance someone else started, with another reason, stays).
+func (p *Provisioner) Attach(ctx context.Context, h *lifecycle.Host) (lifecycle.Result, error) {
+	node, err := p.lookup(ctx, h)
+	if err != nil {
+		return lifecycle.Result{Verb: "maintenance off"}, err
+	}
+	if node == nil {
+		return lifecycle.Result{Verb: "maintenance off"}, notRegistered(h)
+	}
+	if !node.Maintenance || node.MaintenanceReason != lifecycle.DetachReason {
+		return done("maintenance off", node.ProvisionState), nil
+	}
+	return p.setMaintenance(ctx, h, node, false, "")
 }

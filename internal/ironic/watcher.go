@@ -34,7 +34,7 @@ var watchFields = []string{
 var readFields = []string{
 	"name", "driver", "fault", "inspection_finished_at", "properties", "instance_info",
 	"instance_uuid", "automated_clean", "extra", "resource_class", "conductor_group",
-	"traits", "reservation",
+	"traits", "reservation", "maintenance_reason",
 	"bios_interface", "boot_interface", "console_interface", "deploy_interface",
 	"inspect_interface", "management_interface", "network_interface", "power_interface",
 	"raid_interface", "rescue_interface", "storage_interface", "vendor_interface",

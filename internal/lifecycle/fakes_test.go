@@ -155,6 +155,11 @@ func (f *fakeProv) Detach(_ context.Context, h *Host) (Result, error) {
 	return r.res, r.err
 }
 
+func (f *fakeProv) Attach(_ context.Context, h *Host) (Result, error) {
+	r := f.next(provCall{Method: "Attach", Host: h.Spec.Name})
+	return r.res, r.err
+}
+
 func (f *fakeProv) Observe(_ context.Context, h *Host) (Observation, error) {
 	r := f.next(provCall{Method: "Observe", Host: h.Spec.Name})
 	return r.obs, r.err

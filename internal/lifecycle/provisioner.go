@@ -49,8 +49,11 @@ type Provisioner interface {
 	// Delete removes the node (maintenance fallback as BMO does); a node
 	// that is already gone counts as done.
 	Delete(ctx context.Context, h *Host) (Result, error)
-	// Detach deletes the node without deprovisioning it.
+	// Detach takes the node out of management without touching the
+	// machine: Ironic's maintenance mode with DetachReason. Attach undoes
+	// it (maintenance off), only when the reason is DetachReason.
 	Detach(ctx context.Context, h *Host) (Result, error)
+	Attach(ctx context.Context, h *Host) (Result, error)
 	// Observe reads the node behind h (Status.ID, else Spec.Name) without
 	// changing anything. A node that does not exist gives Exists=false and
 	// no error.
@@ -71,6 +74,9 @@ type Observation struct {
 	PoweredOn   *bool
 	LastError   string
 	Maintenance bool
+	// MaintenanceReason is Ironic's maintenance_reason; DetachReason marks
+	// a node detached by this provider.
+	MaintenanceReason string
 	// DeployedImage is read back from instance_info (nil when none).
 	DeployedImage *Image
 	Labels        map[string]string
@@ -87,6 +93,12 @@ type Observation struct {
 	RAIDConfig string
 	UpdatedAt  time.Time
 }
+
+// DetachReason is the maintenance reason of a detached host's node (BMO's
+// detached annotation): it names the provider, so that whoever looks at
+// the node in Ironic knows who parked it, and so that Attach only ever
+// ends a maintenance this provider started.
+const DetachReason = "detached by terraform-provider-baremetal (baremetal_host detached = true)"
 
 // ErrNotRegistered is returned (wrapped) by a Provisioner when the node does
 // not exist; the delete rules use it to skip power-off.

@@ -205,11 +205,15 @@ func (p *pass) initiateDelete(ctx context.Context) bool {
 	if !h.Deleting || h.Status.State == StateDeleted {
 		return false
 	}
-	// Detached hosts skip power off and deprovisioning. BMO's
+	// Detached hosts skip power off and deprovisioning. BMO then deletes
+	// the node from its own Ironic; here the Ironic is shared, and the
+	// point of detaching is to hand the node on as it is (to another
+	// configuration, or another Metal3), so the host is forgotten and the
+	// node and the machine are left alone. BMO's
 	// {"deleteAction":"delay"} annotation is not modelled.
 	if h.Status.State != StateDeleting && (h.Detached || h.Status.OperationalStatus == OperationalDetached) {
-		p.log(ctx, "requested deletion of a detached host, skipping power off and deprovisioning", nil)
-		p.next = StateDeleting
+		p.log(ctx, "requested deletion of a detached host: forgetting it, leaving its node and machine as they are", nil)
+		p.next = StateDeleted
 		return true
 	}
 	switch h.Status.State {
@@ -250,11 +254,23 @@ func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 		}
 	}
 	if h.Status.ErrorType == DetachError {
+		// A failed re-attach leaves the host detached: try it again.
+		stillDetached := h.Status.OperationalStatus == OperationalDetached
 		p.clearError()
 		h.Status.ErrorCount = 0
+		if stillDetached {
+			h.Status.OperationalStatus = OperationalDetached
+		}
 		return StepResult{Kind: StepUpdate}, true
 	}
 	if h.Status.OperationalStatus == OperationalDetached {
+		if h.Detached || h.Deleting {
+			// Still detached, or being forgotten: never re-attach.
+			return StepResult{}, false
+		}
+		if r, done := p.attach(ctx); !done {
+			return r, true
+		}
 		h.Status.OperationalStatus = OperationalOK
 		if h.Status.ErrorType != NoError {
 			h.Status.OperationalStatus = OperationalError
@@ -262,6 +278,26 @@ func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 		return StepResult{Kind: StepUpdate}, true
 	}
 	return StepResult{}, false
+}
+
+// attach ends a detach (the detached annotation removed): the node leaves
+// maintenance. The host stays detached until it has; a failure is a
+// detach error, and the next pass tries again.
+func (p *pass) attach(ctx context.Context) (StepResult, bool) {
+	res, err := p.m.Prov.Attach(ctx, p.h)
+	p.last = res
+	switch {
+	case err != nil:
+		return StepResult{Kind: StepError, Err: fmt.Errorf("failed to re-attach: %w", err)}, false
+	case res.ErrorMessage != "":
+		p.h.Status.ErrorType, p.h.Status.ErrorMessage = DetachError, res.ErrorMessage
+		p.h.Status.ErrorCount++
+		return StepResult{Kind: StepFailed, Requeue: p.m.Backoff(p.h.Status.ErrorCount)}, false
+	case res.Dirty:
+		return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}, false
+	}
+	p.log(ctx, "host re-attached", nil)
+	return StepResult{}, true
 }
 
 // detach is BMO detachHost (CTL BareMetalHostReconciler.detachHost): delete the node without

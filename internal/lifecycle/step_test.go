@@ -648,10 +648,10 @@ func TestDeleteInitiation(t *testing.T) {
 			wantKind: StepComplete, wantState: StateDeleting, wantCalls: "Register,PowerOff"},
 		stepCase{name: "deleting continues", host: del(StateDeleting, nil),
 			wantKind: StepComplete, wantState: StateDeleted, wantCalls: "Delete"},
-		stepCase{name: "detached host -> deleting", host: del(StateProvisioned, func(h *Host) { h.Detached = true }),
-			wantKind: StepComplete, wantState: StateDeleting, wantCalls: "-"},
-		stepCase{name: "host with detached status -> deleting", host: del(StateAvailable, func(h *Host) { h.Status.OperationalStatus = OperationalDetached }),
-			wantKind: StepComplete, wantState: StateDeleting, wantCalls: "-"},
+		stepCase{name: "detached host -> deleted, node left alone", host: del(StateProvisioned, func(h *Host) { h.Detached = true }),
+			wantKind: StepComplete, wantState: StateDeleted, wantCalls: "-"},
+		stepCase{name: "host with detached status -> deleted, node left alone", host: del(StateAvailable, func(h *Host) { h.Status.OperationalStatus = OperationalDetached }),
+			wantKind: StepComplete, wantState: StateDeleted, wantCalls: "-"},
 		stepCase{name: "not deleting: no initiation", host: withHost(StateRegistering, nil),
 			wantKind: StepComplete, wantState: StateInspecting, wantCalls: "Register"},
 	)
@@ -772,7 +772,17 @@ func TestDetach(t *testing.T) {
 		stepCase{name: "annotation removed: detached status restored", host: withHost(StateAvailable, func(h *Host) {
 			h.Status.OperationalStatus = OperationalDetached
 		}),
-			wantKind: StepUpdate, wantState: StateAvailable, wantCalls: "-", check: wantOp(OperationalOK)},
+			wantKind: StepUpdate, wantState: StateAvailable, wantCalls: "Attach", check: wantOp(OperationalOK)},
+		stepCase{name: "annotation removed: re-attach in progress stays detached", host: withHost(StateAvailable, func(h *Host) {
+			h.Status.OperationalStatus = OperationalDetached
+		}),
+			script:   func(f *fakeProv) { f.on("Attach", busy10) },
+			wantKind: StepContinue, wantState: StateAvailable, wantCalls: "Attach", check: wantOp(OperationalDetached)},
+		stepCase{name: "annotation removed: re-attach failure is a detach error", host: withHost(StateAvailable, func(h *Host) {
+			h.Status.OperationalStatus = OperationalDetached
+		}),
+			script:   func(f *fakeProv) { f.on("Attach", failMsg("node locked")) },
+			wantKind: StepFailed, wantState: StateAvailable, wantErr: DetachError, wantCalls: "Attach", check: wantOp(OperationalDetached)},
 		stepCase{name: "annotation removed: detach error cleared", host: withHost(StateAvailable, func(h *Host) {
 			h.Status.OperationalStatus, h.Status.ErrorType, h.Status.ErrorCount = OperationalError, DetachError, 2
 		}),
@@ -780,7 +790,7 @@ func TestDetach(t *testing.T) {
 		stepCase{name: "annotation removed with another error", host: withHost(StateProvisioned, func(h *Host) {
 			h.Status.OperationalStatus, h.Status.ErrorType = OperationalDetached, PowerManagementError
 		}),
-			wantKind: StepUpdate, wantState: StateProvisioned, wantErr: PowerManagementError, wantCalls: "-", check: wantOp(OperationalError)},
+			wantKind: StepUpdate, wantState: StateProvisioned, wantErr: PowerManagementError, wantCalls: "Attach", check: wantOp(OperationalError)},
 	)
 	runStepCases(t, cases)
 }

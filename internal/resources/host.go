@@ -196,7 +196,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 
 			"provisioning_state": computedString("The Bare Metal Operator state: `registering`, `inspecting`, `preparing`, `available`, `provisioned`, `externally provisioned`, ..."),
 			"ironic_state":       computedString("The Ironic provision state of the node (`manageable`, `available`, `active`, `clean failed`, ...)."),
-			"operational_status": computedString("`OK`, `discovered`, `error`, `delayed` (waiting for the capacity gate) or `detached`."),
+			"operational_status": computedString("`OK`, `discovered`, `error`, `delayed` (waiting for the capacity gate) or `detached` (see `detached`: the node is in maintenance with this provider's detach reason)."),
 			"error_type":         computedString("The operator's error type of the last failure (`inspection error`, `provisioning error`, ...), or empty."),
 			"error_message":      computedString("The last failure, with Ironic's last_error, or empty."),
 			"error_count": schema.Int64Attribute{
@@ -239,6 +239,7 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 	ctx = tflog.SetField(ctx, "host", spec.Name)
 
 	h := &lifecycle.Host{Spec: spec}
+	plan.applyDay2(h)
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
 	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {
@@ -271,6 +272,7 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	state.readObserved(obs)
 	state.setStatus(h, &obs)
+	state.readDay2(obs)
 	if state.LastUpdated.IsNull() {
 		state.LastUpdated = types.StringValue(timeString(obs.UpdatedAt))
 	}
@@ -312,6 +314,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	plan.ID = state.ID
+	plan.applyDay2(h)
 	plan.day2Requests(&state, h)
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
 	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
@@ -368,6 +371,7 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	ctx = tflog.SetField(ctx, "host", spec.Name)
 
 	h := &lifecycle.Host{Spec: spec, Status: state.status(), Deleting: true}
+	state.applyDay2(h)
 	h.Status.GoodCredentials = spec.BMC.CredentialsVersion
 	if err := r.observeInto(ctx, h); err != nil {
 		if isNotRegistered(err) {

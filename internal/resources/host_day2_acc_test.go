@@ -3,8 +3,10 @@ package resources_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -94,6 +96,112 @@ func TestAccHostDay2_reboot(t *testing.T) {
 					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				),
+			},
+		},
+	})
+}
+
+// detached: a powered-on host is detached (maintenance with the
+// provider's reason, operational status detached), then destroyed, which
+// leaves the node in Ironic as it was (same UUID, provision state, power,
+// and no power change on the simulated BMC); a second configuration
+// imports the node by name and manages it: its apply re-attaches it
+// (maintenance off) in place, and the plan after it is empty.
+func TestAccHostDay2_detachDestroyImport(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-detach")
+	srv := startSim(t, 1, bmcUser, "detach-pass")
+	addr := bmcAddress(srv, "sys-0")
+	host := func(res, extra string) string {
+		return bmcHostResource(res, name, addr, bmcUser, `"detach-pass"`, "", "  online = true\n"+extra)
+	}
+	var id string
+	var resets int
+	nodeIs := func(maintenance bool) resource.TestCheckFunc {
+		return nodeHas(t, name, func(n *nodes.Node) error {
+			if n.UUID != id || n.ProvisionState != "available" || n.PowerState != "power on" {
+				return fmt.Errorf("node %s: %s, %s; want %s, available, power on", n.Name, n.UUID, n.ProvisionState, id)
+			}
+			if n.Maintenance != maintenance {
+				return fmt.Errorf("node maintenance %v (%q), want %v", n.Maintenance, n.MaintenanceReason, maintenance)
+			}
+			if maintenance && !strings.Contains(n.MaintenanceReason, "terraform-provider-baremetal") {
+				return fmt.Errorf("maintenance reason %q does not name the provider", n.MaintenanceReason)
+			}
+			return nil
+		})
+	}
+	noResetsSince := func() resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			st, err := srv.State("sys-0")
+			if err != nil {
+				return err
+			}
+			if len(st.Resets) != resets || st.PowerState != sim.PowerOn {
+				return fmt.Errorf("simulator power %s, resets %q (had %d): the machine was touched", st.PowerState, st.Resets, resets)
+			}
+			return nil
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: host("test", ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "detached", "false"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
+						return nil
+					},
+					simResetCount(srv, "sys-0", &resets),
+				),
+			},
+			{ // Detach in place.
+				Config: host("test", "  detached = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameID(&id),
+					resource.TestCheckResourceAttr("baremetal_host.test", "detached", "true"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					nodeIs(true),
+					noResetsSince(),
+				),
+			},
+			{ // Destroy the detached host: Terraform forgets it, the node stays.
+				Config: `locals { detached_host_destroyed = true }`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					nodeIs(true),
+					noResetsSince(),
+				),
+			},
+			{ // A second configuration adopts it by import and manages it.
+				Config: fmt.Sprintf(`
+import {
+  to = baremetal_host.adopted
+  id = %q
+}
+`, name) + host("adopted", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.adopted", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrPtr("baremetal_host.adopted", "id", &id),
+					resource.TestCheckResourceAttr("baremetal_host.adopted", "detached", "false"),
+					resource.TestCheckResourceAttr("baremetal_host.adopted", "operational_status", "OK"),
+					resource.TestCheckResourceAttr("baremetal_host.adopted", "provisioning_state", "available"),
+					nodeIs(false),
+					noResetsSince(),
 				),
 			},
 		},

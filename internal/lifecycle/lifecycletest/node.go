@@ -44,6 +44,9 @@ type Node struct {
 	PoweredOn bool
 	// BootMode is read back by Observe.
 	BootMode lifecycle.BootMode
+	// Maintenance is set by Detach (with lifecycle.DetachReason) and
+	// cleared by Attach.
+	Maintenance bool
 
 	lastError string
 	calls     []string
@@ -231,7 +234,15 @@ func (n *Node) Detach(context.Context, *lifecycle.Host) (lifecycle.Result, error
 	n.call("Detach")
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	n.Gone = true
+	n.Maintenance = true
+	return lifecycle.Result{}, nil
+}
+
+func (n *Node) Attach(context.Context, *lifecycle.Host) (lifecycle.Result, error) {
+	n.call("Attach")
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.Maintenance = false
 	return lifecycle.Result{}, nil
 }
 
@@ -247,9 +258,14 @@ func (n *Node) Observe(_ context.Context, h *lifecycle.Host) (lifecycle.Observat
 		return lifecycle.Observation{}, nil
 	}
 	on := n.PoweredOn
+	reason := ""
+	if n.Maintenance {
+		reason = lifecycle.DetachReason
+	}
 	return lifecycle.Observation{
 		Exists: true, ID: n.ID, Name: n.Name, State: StateOf(n.PS), ProvisionState: n.PS,
 		PoweredOn: &on, LastError: n.lastError, DeployedImage: n.Image, BootMode: n.BootMode,
+		Maintenance: n.Maintenance, MaintenanceReason: reason,
 	}, nil
 }
 

@@ -1,0 +1,93 @@
+package ironic
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// On the fake Ironic, through the state machine: detach puts a deployed,
+// powered-on node into maintenance with the provider's reason and touches
+// nothing else; the read shows it; re-attach ends that maintenance; and
+// destroying a detached host leaves the node as it was.
+func TestFakeDetachAttachForget(t *testing.T) {
+	m, srv, h, id, powerTargets := rebootHost(t)
+	h.RebootRequested = false
+	ctx := context.Background()
+
+	h.Detached = true
+	if err := m.Converge(ctx, h, lifecycle.ConvergeOptions{}); err != nil {
+		t.Fatalf("detach: %v", err)
+	}
+	n := srv.MustNode(id)
+	if !n.Maintenance || n.MaintenanceReason != lifecycle.DetachReason {
+		t.Fatalf("after detach: maintenance %v reason %q", n.Maintenance, n.MaintenanceReason)
+	}
+	if h.Status.OperationalStatus != lifecycle.OperationalDetached || h.Status.State != lifecycle.StateProvisioned {
+		t.Errorf("host %q/%q, want provisioned and detached", h.Status.State, h.Status.OperationalStatus)
+	}
+	obs, err := m.Prov.Observe(ctx, h)
+	if err != nil || !obs.Maintenance || obs.MaintenanceReason != lifecycle.DetachReason {
+		t.Errorf("observation %+v, %v", obs, err)
+	}
+
+	// Detached again: nothing is sent.
+	srv.ResetRequests()
+	if err := m.Converge(ctx, h, lifecycle.ConvergeOptions{}); err != nil {
+		t.Fatalf("detach again: %v", err)
+	}
+	if calls := srv.Calls(); len(calls) != 0 {
+		t.Errorf("writes to a detached node: %q", calls)
+	}
+
+	// Re-attach.
+	h.Detached = false
+	if err := m.Converge(ctx, h, lifecycle.ConvergeOptions{}); err != nil {
+		t.Fatalf("attach: %v", err)
+	}
+	if n := srv.MustNode(id); n.Maintenance {
+		t.Fatalf("after attach: maintenance %v reason %q", n.Maintenance, n.MaintenanceReason)
+	}
+	if h.Status.OperationalStatus != lifecycle.OperationalOK {
+		t.Errorf("operational status %q after attach", h.Status.OperationalStatus)
+	}
+
+	// Detach, then destroy: the host is forgotten, the node stays.
+	h.Detached = true
+	if err := m.Converge(ctx, h, lifecycle.ConvergeOptions{}); err != nil {
+		t.Fatalf("detach: %v", err)
+	}
+	srv.ResetRequests()
+	h.Deleting = true
+	if err := m.Converge(ctx, h, lifecycle.ConvergeOptions{}); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if calls := srv.Calls(); len(calls) != 0 {
+		t.Errorf("destroying a detached host wrote to Ironic: %q", calls)
+	}
+	n = srv.MustNode(id)
+	if h.Status.State != lifecycle.StateDeleted || n.ProvisionState != "active" || n.PowerState != "power on" || !n.Maintenance {
+		t.Errorf("host %q; node %q, %q, maintenance %v", h.Status.State, n.ProvisionState, n.PowerState, n.Maintenance)
+	}
+	if got := powerTargets(); len(got) != 0 {
+		t.Errorf("power changes: %q", got)
+	}
+}
+
+// Attach leaves a maintenance that someone else started alone.
+func TestFakeAttachKeepsOthersMaintenance(t *testing.T) {
+	p, srv := onFake(t)
+	h := fakeSpecHost("maint-1")
+	id := nodeIn(srv, h, "available", "")
+	srv.UpdateNode(id, func(n *nodes.Node) { n.Maintenance, n.MaintenanceReason = true, "replacing a DIMM" })
+	res, err := p.Attach(context.Background(), h)
+	if err != nil || res.Dirty || res.ErrorMessage != "" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if n := srv.MustNode(id); !n.Maintenance || n.MaintenanceReason != "replacing a DIMM" {
+		t.Errorf("maintenance %v reason %q", n.Maintenance, n.MaintenanceReason)
+	}
+}

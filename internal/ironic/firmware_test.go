@@ -5,176 +5,84 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// fwFakeIronic is an in-process Ironic with one node, its BIOS settings
-// (with registry fields from API 1.74) and the provision verbs that
-// firmware changes use: manage/clean/provide and service (1.87). A
-// service applies its bios.apply_configuration settings, or fails with
-// failWith as last_error; the node then reads "servicing" once and ends
-// "active" (or "service failed").
-type fwFakeIronic struct {
-	t  *testing.T
-	mu sync.Mutex
-
-	node     map[string]any
-	bios     map[string]map[string]any // name -> setting (name, value, registry fields)
-	failWith string
-	pending  string // state after the next GET
-	verbs    []string
-	bodies   []map[string]any
-	detail   []bool
+// fwFake is the shared fake Ironic (ironictest) with one node "fw-0"
+// (driver idrac) in state, its BIOS settings with registry fields, and
+// firmware components; mv is the highest microversion it offers.
+func fwFake(t *testing.T, state, mv string) *ironictest.Server {
+	t.Helper()
+	srv := ironictest.New(t)
+	srv.MaxMicroversion = mv
+	srv.AddNode(nodes.Node{UUID: fwNodeUUID, Name: "fw-0", ProvisionState: state, Driver: "idrac",
+		BIOSInterface: "idrac-redfish", PowerState: "power on"})
+	yes, no := true, false
+	srv.SetBIOS("fw-0", []nodes.BIOSSetting{
+		{Name: "NumLock", Value: "On", AttributeType: "Enumeration", AllowableValues: []string{"On", "Off"}, ReadOnly: &no},
+		{Name: "ProcVirtualization", Value: "Disabled", AttributeType: "Enumeration",
+			AllowableValues: []string{"Enabled", "Disabled"}, ReadOnly: &no, ResetRequired: &yes},
+		{Name: "SetupPassword", Value: "", AttributeType: "Password"},
+	})
+	srv.SetFirmware("fw-0", []nodes.FirmwareComponent{
+		{Component: "bios", InitialVersion: "1.0.0", CurrentVersion: "2.1.0", LastVersionFlashed: "2.1.0"},
+		{Component: "bmc", InitialVersion: "5.0", CurrentVersion: "5.10"},
+		{Component: "nic:NIC.Integrated.1-1", InitialVersion: "22.0", CurrentVersion: "22.5"},
+		{Component: "psu:1", InitialVersion: "1", CurrentVersion: "1"},
+	})
+	return srv
 }
 
 const fwNodeUUID = "0d1c5d4e-1111-4a52-9b6e-2b1bb0b0e0f1"
 
-func newFwFakeIronic(t *testing.T, state string) *fwFakeIronic {
-	return &fwFakeIronic{
-		t: t,
-		node: map[string]any{
-			"uuid": fwNodeUUID, "name": "fw-0", "provision_state": state, "driver": "idrac",
-			"bios_interface": "idrac-redfish", "power_state": "power on", "last_error": nil,
-		},
-		bios: map[string]map[string]any{
-			"ProcVirtualization": {"name": "ProcVirtualization", "value": "Disabled", "attribute_type": "Enumeration",
-				"allowable_values": []string{"Enabled", "Disabled"}, "read_only": false, "reset_required": true},
-			"NumLock": {"name": "NumLock", "value": "On", "attribute_type": "Enumeration",
-				"allowable_values": []string{"On", "Off"}, "read_only": false},
-			"SetupPassword": {"name": "SetupPassword", "value": "", "attribute_type": "Password"},
-		},
-	}
-}
-
-func (f *fwFakeIronic) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	if len(parts) < 3 || parts[0] != "v1" || parts[1] != "nodes" || (parts[2] != fwNodeUUID && parts[2] != "fw-0") {
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"error_message": "{\"faultstring\": \"Node could not be found.\"}"}`))
-		return
-	}
-	switch {
-	case r.Method == http.MethodGet && len(parts) == 3:
-		_ = json.NewEncoder(w).Encode(f.node)
-		if f.pending != "" {
-			f.node["provision_state"], f.pending = f.pending, ""
-		}
-	case r.Method == http.MethodGet && len(parts) == 4 && parts[3] == "bios":
-		detail := r.URL.Query().Get("detail") == "True" || r.URL.Query().Get("detail") == "true"
-		f.detail = append(f.detail, detail)
-		var list []map[string]any
-		for _, s := range f.bios {
-			item := map[string]any{"name": s["name"], "value": s["value"]}
-			if detail {
-				for k, v := range s {
-					item[k] = v
-				}
-			}
-			list = append(list, item)
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"bios": list})
-	case r.Method == http.MethodGet && len(parts) == 4 && parts[3] == "firmware":
-		if clients.CompareMicroversions(r.Header.Get("X-OpenStack-Ironic-API-Version"), "1.86") < 0 {
-			w.WriteHeader(http.StatusNotFound)
-			return
-		}
-		_, _ = w.Write([]byte(`{"firmware": [
-		  {"component": "bios", "initial_version": "1.0.0", "current_version": "2.1.0", "last_version_flashed": "2.1.0"},
-		  {"component": "bmc", "initial_version": "5.0", "current_version": "5.10"},
-		  {"component": "nic:NIC.Integrated.1-1", "initial_version": "22.0", "current_version": "22.5"},
-		  {"component": "psu:1", "initial_version": "1", "current_version": "1"}]}`))
-	case r.Method == http.MethodPut && len(parts) == 5 && parts[3] == "states" && parts[4] == "raid":
-		var body map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		f.node["target_raid_config"] = body
-		f.verbs = append(f.verbs, "raid")
-		f.bodies = append(f.bodies, body)
-		w.WriteHeader(http.StatusNoContent)
-	case r.Method == http.MethodPut && len(parts) == 5 && parts[3] == "states" && parts[4] == "provision":
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			f.t.Errorf("bad provision body: %v", err)
-		}
-		target, _ := body["target"].(string)
-		f.verbs = append(f.verbs, target)
-		f.bodies = append(f.bodies, body)
-		switch target {
-		case "service":
-			if mv := r.Header.Get("X-OpenStack-Ironic-API-Version"); clients.CompareMicroversions(mv, "1.87") < 0 {
-				w.WriteHeader(http.StatusNotAcceptable)
-				return
-			}
-			f.node["provision_state"] = "servicing"
-			if f.failWith != "" {
-				f.node["last_error"] = f.failWith
-				f.pending = "service failed"
-			} else {
-				f.applySteps(body["service_steps"])
-				f.pending = "active"
-			}
-		case "abort":
-			f.node["provision_state"] = "active"
-		case "clean":
-			f.node["provision_state"] = "cleaning"
-			f.applySteps(body["clean_steps"])
-			f.pending = "manageable"
-		}
-		w.WriteHeader(http.StatusAccepted)
-	default:
-		w.WriteHeader(http.StatusMethodNotAllowed)
-	}
-}
-
-func (f *fwFakeIronic) applySteps(steps any) {
-	list, _ := steps.([]any)
-	for _, s := range list {
-		step, _ := s.(map[string]any)
-		if step["step"] != "apply_configuration" {
-			continue
-		}
-		args, _ := step["args"].(map[string]any)
-		settings, _ := args["settings"].([]any)
-		for _, st := range settings {
-			m, _ := st.(map[string]any)
-			name, _ := m["name"].(string)
-			if f.bios[name] == nil {
-				f.bios[name] = map[string]any{"name": name}
-			}
-			f.bios[name]["value"] = m["value"]
-		}
-	}
-}
-
-func (f *fwFakeIronic) start(mv string) *gophercloud.ServiceClient {
-	f.t.Helper()
-	srv := httptest.NewServer(f)
-	f.t.Cleanup(srv.Close)
+// fwClient is a client of srv speaking microversion mv.
+func fwClient(t *testing.T, srv *ironictest.Server, mv string) *gophercloud.ServiceClient {
+	t.Helper()
 	sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: srv.URL + "/v1/"})
 	if err != nil {
-		f.t.Fatal(err)
+		t.Fatal(err)
 	}
 	sc.Microversion = mv
 	return sc
 }
 
-func (f *fwFakeIronic) seenVerbs() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.verbs)
+// provisionBodies returns the bodies of the provision and RAID requests, in
+// order, as "verb" (the provision target, or "raid") and the decoded body.
+func provisionBodies(t *testing.T, srv *ironictest.Server) (verbs []string, bodies []map[string]any) {
+	t.Helper()
+	for _, r := range srv.Requests() {
+		if r.Method != http.MethodPut || (!strings.HasSuffix(r.Path, "/states/provision") && !strings.HasSuffix(r.Path, "/states/raid")) {
+			continue
+		}
+		var body map[string]any
+		if err := json.Unmarshal([]byte(r.Body), &body); err != nil {
+			t.Fatalf("%s body %q: %v", r.Path, r.Body, err)
+		}
+		verb, _ := body["target"].(string)
+		if strings.HasSuffix(r.Path, "/raid") {
+			verb = "raid"
+		}
+		verbs, bodies = append(verbs, verb), append(bodies, body)
+	}
+	return verbs, bodies
+}
+
+func biosValue(srv *ironictest.Server, name string) string {
+	for _, b := range srv.BIOS("fw-0") {
+		if b.Name == name {
+			return b.Value
+		}
+	}
+	return ""
 }
 
 // instantWaiter lets ServiceFirmware loop without waiting.
@@ -197,8 +105,8 @@ func fwHost(settings map[string]string) *lifecycle.Host {
 // (schema "ironic"), and "Password" settings are dropped; below 1.74 there
 // is no detail and no schema.
 func TestCatalogBIOS(t *testing.T) {
-	f := newFwFakeIronic(t, "active")
-	b, err := NewCatalog(f.start("1.82")).BIOS(context.Background(), "fw-0", nil)
+	srv := fwFake(t, "active", "1.82")
+	b, err := NewCatalog(fwClient(t, srv, "1.82")).BIOS(context.Background(), "fw-0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,15 +120,17 @@ func TestCatalogBIOS(t *testing.T) {
 	if pv.Type != lifecycle.AttrEnumeration || len(pv.AllowableValues) != 2 || !pv.ResetRequired || pv.Value != "Disabled" {
 		t.Errorf("ProcVirtualization %+v", pv)
 	}
-	old := newFwFakeIronic(t, "active")
-	b, err = NewCatalog(old.start("1.72")).BIOS(context.Background(), "fw-0", nil)
+	srv.ResetRequests()
+	b, err = NewCatalog(fwClient(t, srv, "1.72")).BIOS(context.Background(), "fw-0", nil)
 	if err != nil || b.SchemaSource != lifecycle.SchemaSourceNone || len(b.Settings) != 2 {
 		t.Errorf("1.72: %+v %v", b, err)
 	}
-	if len(old.detail) != 1 || old.detail[0] {
-		t.Errorf("1.72 asked for detail: %v", old.detail)
+	for _, r := range srv.Requests() {
+		if strings.HasSuffix(r.Path, "/bios") && strings.Contains(r.Query, "detail") {
+			t.Errorf("1.72 asked for detail: %s?%s", r.Path, r.Query)
+		}
 	}
-	if _, err := NewCatalog(old.start("1.82")).BIOS(context.Background(), "nope", nil); !errors.Is(err, lifecycle.ErrNotRegistered) {
+	if _, err := NewCatalog(fwClient(t, srv, "1.82")).BIOS(context.Background(), "nope", nil); !errors.Is(err, lifecycle.ErrNotRegistered) {
 		t.Errorf("missing node: %v", err)
 	}
 }
@@ -229,68 +139,80 @@ func TestCatalogBIOS(t *testing.T) {
 // that differ go out, as service_steps of the "service" verb; the host ends
 // active with them applied. A second run sends nothing.
 func TestServiceFirmware(t *testing.T) {
-	f := newFwFakeIronic(t, "active")
-	m := fwMachine(f.start("1.87"))
+	srv := fwFake(t, "active", "1.87")
+	m := fwMachine(fwClient(t, srv, "1.87"))
 	h := fwHost(map[string]string{"ProcVirtualization": "Enabled", "NumLock": "On"})
 	if err := m.ServiceFirmware(context.Background(), h, 1); err != nil {
 		t.Fatal(err)
 	}
-	if v := f.seenVerbs(); len(v) != 1 || v[0] != "service" {
-		t.Fatalf("verbs %v, want one service", v)
+	verbs, bodies := provisionBodies(t, srv)
+	if len(verbs) != 1 || verbs[0] != "service" {
+		t.Fatalf("verbs %v, want one service", verbs)
 	}
-	raw, _ := json.Marshal(f.bodies[0]["service_steps"])
+	raw, _ := json.Marshal(bodies[0]["service_steps"])
 	want := `[{"args":{"settings":[{"name":"ProcVirtualization","value":"Enabled"}]},"interface":"bios","step":"apply_configuration"}]`
 	if string(raw) != want {
 		t.Errorf("service_steps %s\nwant %s", raw, want)
 	}
-	if f.bios["ProcVirtualization"]["value"] != "Enabled" || f.node["provision_state"] != "active" {
-		t.Errorf("after servicing: bios %v, state %v", f.bios["ProcVirtualization"], f.node["provision_state"])
+	if v, n := biosValue(srv, "ProcVirtualization"), srv.MustNode("fw-0"); v != "Enabled" || n.ProvisionState != "active" {
+		t.Errorf("after servicing: ProcVirtualization %q, state %q", v, n.ProvisionState)
 	}
 	// Nothing differs any more: no second service.
 	h = fwHost(map[string]string{"ProcVirtualization": "Enabled"})
 	if err := m.ServiceFirmware(context.Background(), h, 1); err != nil {
 		t.Fatal(err)
 	}
-	if v := f.seenVerbs(); len(v) != 1 {
-		t.Errorf("no-op servicing sent %v", v)
+	if verbs, _ := provisionBodies(t, srv); len(verbs) != 1 {
+		t.Errorf("no-op servicing sent %v", verbs)
 	}
 }
 
-// TestServiceFirmwareFailure: a failed servicing is retried once with the
-// same steps, then reported with Ironic's last_error and the verb.
+// TestServiceFirmwareFailure: a failed servicing is retried with the same
+// steps; without retries left it is reported with Ironic's last_error and
+// the verb.
 func TestServiceFirmwareFailure(t *testing.T) {
-	f := newFwFakeIronic(t, "active")
-	f.failWith = "iDRAC job JID_1 failed: invalid value"
-	m := fwMachine(f.start("1.87"))
+	srv := fwFake(t, "active", "1.87")
+	m := fwMachine(fwClient(t, srv, "1.87"))
 	m.BackoffUnit = time.Millisecond
-	err := m.ServiceFirmware(context.Background(), fwHost(map[string]string{"ProcVirtualization": "Enabled"}), 1)
+	srv.FailNext("fw-0", "iDRAC job JID_1 failed: invalid value")
+	if err := m.ServiceFirmware(context.Background(), fwHost(map[string]string{"ProcVirtualization": "Enabled"}), 1); err != nil {
+		t.Fatalf("retried servicing: %v", err)
+	}
+	if verbs, _ := provisionBodies(t, srv); strings.Join(verbs, ",") != "service,service" {
+		t.Errorf("verbs %v, want service then one retry", verbs)
+	}
+	if v := biosValue(srv, "ProcVirtualization"); v != "Enabled" {
+		t.Errorf("after the retry: %q", v)
+	}
+
+	srv = fwFake(t, "active", "1.87")
+	m = fwMachine(fwClient(t, srv, "1.87"))
+	srv.FailNext("fw-0", "iDRAC job JID_2 failed: invalid value")
+	err := m.ServiceFirmware(context.Background(), fwHost(map[string]string{"ProcVirtualization": "Enabled"}), 0)
 	var he *lifecycle.HostError
-	if !errors.As(err, &he) || he.ErrorType != lifecycle.ServicingError || !strings.Contains(err.Error(), "JID_1") ||
+	if !errors.As(err, &he) || he.ErrorType != lifecycle.ServicingError || !strings.Contains(err.Error(), "JID_2") ||
 		!strings.Contains(err.Error(), `"service"`) || !strings.Contains(err.Error(), "service failed") {
 		t.Fatalf("error %v", err)
-	}
-	if v := f.seenVerbs(); len(v) != 2 || v[0] != "service" || v[1] != "service" {
-		t.Errorf("verbs %v, want service then one retry", v)
 	}
 }
 
 // TestServiceFirmwareBelow187: Ironic 21.4 offers 1.82: nothing is sent and
 // the error says what to do.
 func TestServiceFirmwareBelow187(t *testing.T) {
-	f := newFwFakeIronic(t, "active")
-	m := fwMachine(f.start("1.82"))
+	srv := fwFake(t, "active", "1.82")
+	m := fwMachine(fwClient(t, srv, "1.82"))
 	err := m.ServiceFirmware(context.Background(), fwHost(map[string]string{"ProcVirtualization": "Enabled"}), 1)
 	if !errors.Is(err, lifecycle.ErrServicingUnsupported) || !strings.Contains(err.Error(), "deprovision the host first") ||
 		!strings.Contains(err.Error(), "1.82") {
 		t.Fatalf("error %v", err)
 	}
-	if v := f.seenVerbs(); len(v) != 0 {
-		t.Errorf("sent %v below 1.87", v)
+	if verbs, _ := provisionBodies(t, srv); len(verbs) != 0 {
+		t.Errorf("sent %v below 1.87", verbs)
 	}
-	if feat := NewCatalog(f.start("1.82")).Features(); feat.Servicing || feat.Components || !feat.BIOSRegistry {
+	if feat := NewCatalog(fwClient(t, srv, "1.82")).Features(); feat.Servicing || feat.Components || !feat.BIOSRegistry {
 		t.Errorf("features at 1.82: %+v", feat)
 	}
-	if feat := NewCatalog(f.start("1.87")).Features(); !feat.Servicing || !feat.Components {
+	if feat := NewCatalog(fwClient(t, srv, "1.87")).Features(); !feat.Servicing || !feat.Components {
 		t.Errorf("features at 1.87: %+v", feat)
 	}
 }
@@ -299,8 +221,8 @@ func TestServiceFirmwareBelow187(t *testing.T) {
 // interface the whole list is sent (it replaces what it stores), elsewhere
 // only what differs.
 func TestFirmwareStepsReset(t *testing.T) {
-	f := newFwFakeIronic(t, "manageable")
-	p := NewProvisioner(f.start("1.82"), nil)
+	srv := fwFake(t, "manageable", "1.82")
+	p := NewProvisioner(fwClient(t, srv, "1.82"), nil)
 	h := fwHost(nil)
 	h.Spec.FirmwareReset = true
 	node, err := p.getNode(context.Background(), h, fwNodeUUID)
@@ -329,8 +251,8 @@ func TestFirmwareStepsReset(t *testing.T) {
 // firmware API, filtered to bios, bmc and nic:* as BMO does; below, with no
 // BMC credentials, there are none.
 func TestCatalogFirmware186(t *testing.T) {
-	f := newFwFakeIronic(t, "active")
-	inv, err := NewCatalog(f.start("1.86")).Firmware(context.Background(), "fw-0", nil)
+	srv := fwFake(t, "active", "1.86")
+	inv, err := NewCatalog(fwClient(t, srv, "1.86")).Firmware(context.Background(), "fw-0", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +262,7 @@ func TestCatalogFirmware186(t *testing.T) {
 	if c := inv.Components[2]; c.ID != "nic:NIC.Integrated.1-1" || c.Version != "22.5" {
 		t.Errorf("nic component %+v", c)
 	}
-	inv, err = NewCatalog(f.start("1.82")).Firmware(context.Background(), "fw-0", nil)
+	inv, err = NewCatalog(fwClient(t, srv, "1.82")).Firmware(context.Background(), "fw-0", nil)
 	if err != nil || inv.Source != lifecycle.FirmwareSourceNone || len(inv.Components) != 0 {
 		t.Errorf("1.82: %+v %v", inv, err)
 	}
@@ -351,9 +273,9 @@ func TestCatalogFirmware186(t *testing.T) {
 // order), only the BIOS settings that differ; software RAID puts
 // erase_devices_metadata between the RAID steps.
 func TestPrepareRAIDThenBIOS(t *testing.T) {
-	f := newFwFakeIronic(t, "manageable")
-	f.node["raid_interface"] = "idrac-redfish"
-	p := NewProvisioner(f.start("1.82"), nil)
+	srv := fwFake(t, "manageable", "1.82")
+	srv.UpdateNode("fw-0", func(n *nodes.Node) { n.RAIDInterface = "idrac-redfish" })
+	p := NewProvisioner(fwClient(t, srv, "1.82"), nil)
 	h := fwHost(map[string]string{"ProcVirtualization": "Enabled", "NumLock": "On"})
 	h.Status.State = lifecycle.StatePreparing
 	h.Spec.RegisteredElsewhere = false
@@ -362,14 +284,18 @@ func TestPrepareRAIDThenBIOS(t *testing.T) {
 	if err != nil || !started || !res.Dirty {
 		t.Fatalf("prepare: %+v %v %v", res, started, err)
 	}
-	if v := f.seenVerbs(); len(v) != 2 || v[0] != "raid" || v[1] != "clean" {
-		t.Fatalf("verbs %v, want raid then clean", v)
+	verbs, bodies := provisionBodies(t, srv)
+	if len(verbs) != 2 || verbs[0] != "raid" || verbs[1] != "clean" {
+		t.Fatalf("verbs %v, want raid then clean", verbs)
 	}
-	raw, _ := json.Marshal(f.bodies[0])
+	raw, _ := json.Marshal(bodies[0])
 	if want := `{"logical_disks":[{"controller":"RAID.1","physical_disks":["a","b"],"raid_level":"1","size_gb":50}]}`; string(raw) != want {
 		t.Errorf("target_raid_config %s\nwant %s", raw, want)
 	}
-	raw, _ = json.Marshal(f.bodies[1]["clean_steps"])
+	if n := srv.MustNode("fw-0"); n.TargetRAIDConfig == nil {
+		t.Errorf("the fake did not store target_raid_config")
+	}
+	raw, _ = json.Marshal(bodies[1]["clean_steps"])
 	want := `[{"interface":"raid","step":"delete_configuration"},{"interface":"raid","step":"create_configuration"},` +
 		`{"args":{"settings":[{"name":"ProcVirtualization","value":"Enabled"}]},"interface":"bios","step":"apply_configuration"}]`
 	if string(raw) != want {
@@ -387,5 +313,82 @@ func TestPrepareRAIDThenBIOS(t *testing.T) {
 	raw, _ = json.Marshal(cfg)
 	if want := `{"logical_disks":[{"controller":"software","physical_disks":[{"name":"s== /dev/sda"}],"raid_level":"1","size_gb":"MAX"}]}`; string(raw) != want {
 		t.Errorf("software target %s\nwant %s", raw, want)
+	}
+}
+
+// TestFirmwareUpdateStep186: at API 1.86+ an available host's updates run
+// as Ironic's firmware.update step in a manual clean (manage, clean,
+// provide), once: the fake installs the versions, and a second converge
+// sends nothing.
+func TestFirmwareUpdateStep186(t *testing.T) {
+	srv := fwFake(t, "available", "1.86")
+	m := fwMachine(fwClient(t, srv, "1.86"))
+	h := fwHost(nil)
+	h.Status.State = lifecycle.StateAvailable
+	h.Spec.FirmwareUpdates = []lifecycle.FirmwareUpdate{
+		{Component: "bios", URL: "http://img/bios-2.2.0.bin"},
+		{Component: "nic:NIC.Integrated.1-1", URL: "http://img/nic-23.0.1.bin"},
+	}
+	if err := m.Converge(context.Background(), h, lifecycle.ConvergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	verbs, bodies := provisionBodies(t, srv)
+	if strings.Join(verbs, ",") != "manage,clean,provide" {
+		t.Fatalf("verbs %v, want manage,clean,provide", verbs)
+	}
+	raw, _ := json.Marshal(bodies[1]["clean_steps"])
+	want := `[{"args":{"settings":[{"component":"bios","url":"http://img/bios-2.2.0.bin"},` +
+		`{"component":"nic:NIC.Integrated.1-1","url":"http://img/nic-23.0.1.bin"}]},"interface":"firmware","step":"update"}]`
+	if string(raw) != want {
+		t.Errorf("clean_steps %s\nwant %s", raw, want)
+	}
+	inv, err := NewCatalog(fwClient(t, srv, "1.86")).Firmware(context.Background(), "fw-0", nil)
+	if err != nil || inv.BIOSVersion != "2.2.0" || inv.Components[2].Version != "23.0.1" {
+		t.Errorf("after the update: %+v %v", inv, err)
+	}
+	if n := srv.MustNode("fw-0"); n.ProvisionState != "available" || !h.Status.FirmwareUpdatesDone {
+		t.Errorf("state %q, done %v", n.ProvisionState, h.Status.FirmwareUpdatesDone)
+	}
+	if err := m.Converge(context.Background(), h, lifecycle.ConvergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if verbs, _ := provisionBodies(t, srv); len(verbs) != 3 {
+		t.Errorf("second converge sent %v", verbs)
+	}
+}
+
+// TestFirmwareUpdateService187: a provisioned host's updates run as a
+// service step at 1.87+, after the BIOS settings that differ (BMO's order);
+// the host stays active. Below 1.86 the fake refuses the firmware step, as
+// Ironic does.
+func TestFirmwareUpdateService187(t *testing.T) {
+	srv := fwFake(t, "active", "1.87")
+	m := fwMachine(fwClient(t, srv, "1.87"))
+	h := fwHost(map[string]string{"NumLock": "Off"})
+	h.Spec.FirmwareUpdates = []lifecycle.FirmwareUpdate{{Component: "bmc", URL: "https://img/bmc-6.1.bin"}}
+	if err := m.ServiceFirmware(context.Background(), h, 0); err != nil {
+		t.Fatal(err)
+	}
+	verbs, bodies := provisionBodies(t, srv)
+	if strings.Join(verbs, ",") != "service" {
+		t.Fatalf("verbs %v", verbs)
+	}
+	raw, _ := json.Marshal(bodies[0]["service_steps"])
+	want := `[{"args":{"settings":[{"name":"NumLock","value":"Off"}]},"interface":"bios","step":"apply_configuration"},` +
+		`{"args":{"settings":[{"component":"bmc","url":"https://img/bmc-6.1.bin"}]},"interface":"firmware","step":"update"}]`
+	if string(raw) != want {
+		t.Errorf("service_steps %s\nwant %s", raw, want)
+	}
+	if fw := srv.Firmware("fw-0"); fw[1].CurrentVersion != "6.1" || srv.MustNode("fw-0").ProvisionState != "active" {
+		t.Errorf("after servicing: %+v", fw)
+	}
+
+	old := fwFake(t, "manageable", "1.82")
+	p := NewProvisioner(fwClient(t, old, "1.82"), nil)
+	h = fwHost(nil)
+	h.Spec.FirmwareUpdates = []lifecycle.FirmwareUpdate{{Component: "bios", URL: "http://img/bios-9.bin"}}
+	_, _, err := p.Prepare(context.Background(), h, true, false)
+	if err == nil || !strings.Contains(err.Error(), "1.86") {
+		t.Errorf("firmware step at 1.82: %v", err)
 	}
 }

@@ -42,9 +42,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /v1/nodes/{id}/traits", s.withNode(s.traits))
 	s.mux.HandleFunc("GET /v1/nodes/{id}/validate", s.withNode(s.validateNode))
 	s.mux.HandleFunc("GET /v1/nodes/{id}/inventory", s.withNode(s.getInventory))
-	s.mux.HandleFunc("GET /v1/nodes/{id}/bios", s.withNode(func(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
-		WriteJSON(w, http.StatusOK, map[string]any{"bios": s.bios[n.UUID]})
-	}))
+	s.firmwareRoutes()
 
 	s.mux.HandleFunc("POST /v1/ports", s.createPort)
 	s.mux.HandleFunc("GET /v1/ports", s.listPorts)
@@ -330,8 +328,14 @@ func transitionFor(state, verb string) (transition, bool) {
 		if state == "manageable" || state == "adopt failed" {
 			return transition{"adopting", "active", "active", "adopt failed"}, true
 		}
+	case "service":
+		if state == "active" || state == "service failed" {
+			return transition{"servicing", "active", "active", "service failed"}, true
+		}
 	case "abort":
 		switch state {
+		case "service failed":
+			return sync("active"), true
 		case "inspect wait":
 			return sync("inspect failed"), true
 		case "clean wait":
@@ -351,9 +355,10 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 		return
 	}
 	var body struct {
-		Target      string           `json:"target"`
-		CleanSteps  []map[string]any `json:"clean_steps"`
-		ConfigDrive any              `json:"configdrive"`
+		Target       string           `json:"target"`
+		CleanSteps   []map[string]any `json:"clean_steps"`
+		ServiceSteps []map[string]any `json:"service_steps"`
+		ConfigDrive  any              `json:"configdrive"`
 	}
 	if !decode(w, r, &body) {
 		return
@@ -370,6 +375,25 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 	if body.Target == "clean" && len(body.CleanSteps) == 0 {
 		WriteError(w, http.StatusBadRequest, "clean_steps is required when setting target provision state to clean")
 		return
+	}
+	if body.Target == "service" {
+		if !s.requireMicroversion(w, r, "1.87") {
+			return
+		}
+		if len(body.ServiceSteps) == 0 {
+			WriteError(w, http.StatusBadRequest, "service_steps is required when setting target provision state to service")
+			return
+		}
+	}
+	if steps := append(body.CleanSteps, body.ServiceSteps...); len(steps) > 0 {
+		for _, st := range steps {
+			if st["interface"] == "firmware" && compare(s.microversion(r), "1.86") < 0 {
+				WriteError(w, http.StatusBadRequest, "the firmware interface's steps need API version 1.86")
+				return
+			}
+		}
+		s.steps[n.UUID] = append(s.steps[n.UUID], steps)
+		s.pendSteps[n.UUID] = steps
 	}
 	n.LastError = ""
 	n.ProvisionState = tr.working
@@ -399,7 +423,9 @@ func (s *Server) complete(n *nodes.Node) {
 		} else {
 			n.ProvisionState = p.end
 			s.succeeded(n, verb)
+			s.applySteps(n, s.pendSteps[n.UUID])
 		}
+		delete(s.pendSteps, n.UUID)
 	}
 	if n.TargetPowerState != "" {
 		target := n.TargetPowerState

@@ -93,11 +93,14 @@ type Server struct {
 	allocations map[string]*allocations.Allocation
 	inventory   map[string]json.RawMessage
 	bios        map[string][]nodes.BIOSSetting
-	validate    map[string]map[string]string // node -> interface -> failure reason
-	failNext    map[string]string            // node -> last_error for the next completion
-	pending     map[string]pending           // node -> end of its running operation
-	pendingVerb map[string]string            // node -> the verb running
-	allocating  map[string]int               // allocation -> reads before it settles
+	firmware    map[string][]nodes.FirmwareComponent
+	steps       map[string][][]map[string]any // node -> steps of each clean/service
+	pendSteps   map[string][]map[string]any   // node -> steps of the running operation
+	validate    map[string]map[string]string  // node -> interface -> failure reason
+	failNext    map[string]string             // node -> last_error for the next completion
+	pending     map[string]pending            // node -> end of its running operation
+	pendingVerb map[string]string             // node -> the verb running
+	allocating  map[string]int                // allocation -> reads before it settles
 	faults      []*Fault
 	requests    []Request
 	seq         int
@@ -117,6 +120,9 @@ func New(t testing.TB) *Server {
 		allocations:     map[string]*allocations.Allocation{},
 		inventory:       map[string]json.RawMessage{},
 		bios:            map[string][]nodes.BIOSSetting{},
+		firmware:        map[string][]nodes.FirmwareComponent{},
+		steps:           map[string][][]map[string]any{},
+		pendSteps:       map[string][]map[string]any{},
 		validate:        map[string]map[string]string{},
 		failNext:        map[string]string{},
 		pending:         map[string]pending{},

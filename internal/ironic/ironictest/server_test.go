@@ -108,14 +108,14 @@ func TestStatusCodes(t *testing.T) {
 // Routes added by other tests get the same plumbing.
 func TestHandleFunc(t *testing.T) {
 	s := New(t)
-	s.HandleFunc("GET /v1/nodes/{id}/firmware", s.withNode(func(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
-		WriteJSON(w, http.StatusOK, map[string]any{"firmware": []any{}, "node": n.UUID})
+	s.HandleFunc("GET /v1/nodes/{id}/vendor_passthru", s.withNode(func(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
+		WriteJSON(w, http.StatusOK, map[string]any{"node": n.UUID})
 	}))
 	id := s.AddNode(nodes.Node{Name: "n"})
-	if code, body := do(t, s, "GET", "/v1/nodes/n/firmware", "", ""); code != http.StatusOK || !strings.Contains(body, id) {
+	if code, body := do(t, s, "GET", "/v1/nodes/n/vendor_passthru", "", ""); code != http.StatusOK || !strings.Contains(body, id) {
 		t.Fatalf("%d %s", code, body)
 	}
-	if s.Count("GET", "/firmware") != 1 {
+	if s.Count("GET", "/vendor_passthru") != 1 {
 		t.Fatal("the added route is not in the request log")
 	}
 }

@@ -441,7 +441,27 @@ func corpus() []badCase {
 			"Invalid links.ethernets[0].mac_address", `"52:54:00:12:34" is not a MAC address`),
 		bad("nics map with a bad MAC", "nics", networkData(`nics = { eno1 = "52-54-00-12-34-56" }`),
 			`"52-54-00-12-34-56" is not a MAC address`),
+
+		// Firmware updates.
+		bad("firmware update component in capitals", "updates[0].component",
+			firmwareUpdate(`updates = [{ component = "BIOS", url = "http://img/bios.bin" }]`),
+			`component "BIOS" is not one of "bios", "bmc", "nic:<id>"`),
+		bad("firmware update ftp URL", "updates[0].url",
+			firmwareUpdate(`updates = [{ component = "bios", url = "ftp://img/bios.bin" }]`),
+			`url "ftp://img/bios.bin": scheme "ftp" is not one of http, https`),
+		bad("firmware update short checksum", "updates[0].checksum",
+			firmwareUpdate(`updates = [{ component = "bios", url = "http://img/bios.bin", checksum = "sha256:abc" }]`),
+			`checksum "sha256:abc": a sha256 digest has 64 hex digits, not 3`),
+		bad("firmware update component twice", "updates[1].component",
+			firmwareUpdate(`updates = [{ component = "bmc", url = "http://img/a.bin" }, { component = "bmc", url = "http://img/b.bin" }]`),
+			`component "bmc" is already updated by updates[0]`),
+		bad("firmware update without updates", "updates",
+			firmwareUpdate(`updates = []`), "at least 1"),
 	}
+}
+
+func firmwareUpdate(args string) string {
+	return resourceBlock("baremetal_firmware_update", map[string]string{"host_id": `"worker-0"`}, args)
 }
 
 // envCase is a mistake in an environment variable. Its provider block
@@ -531,6 +551,15 @@ data "baremetal_network_data" "good" {
     ipv6 = [{ id = "c", link = "bond0", address = "fd00::5", prefix = 64, gateway = "fd00::1" }]
   }
   services = { dns = ["10.0.0.53", "fd00::53"] }
+}
+
+resource "baremetal_firmware_update" "good" {
+  host_id = "worker-0"
+  updates = [
+    { component = "bios", url = "https://img/bios-2.1.bin", checksum = "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" },
+    { component = "nic:NIC.Integrated.1-1", url = var.endpoint },
+    { component = "redfish:Installed-25227-2.9", url = "http://img/x.bin", checksum = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" },
+  ]
 }
 `
 

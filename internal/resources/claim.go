@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -259,98 +258,31 @@ func (r *claimResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.Name = types.StringValue(name)
 	ctx = tflog.SetField(ctx, "claim", name)
 
-	// Idempotency: an allocation with this name that holds a host (from an
-	// interrupted earlier create) is kept. One still allocating or in error
-	// is left to Catalog.Claim, which waits for it or deletes it.
-	var own []string
-	if a, ok, err := cat.Allocation(ctx, name); err != nil {
-		resp.Diagnostics.AddError("Claiming a host for "+name, "reading allocation "+name+": "+err.Error())
+	c, err := lifecycle.ClaimHost(ctx, cat, TFLog{}, lifecycle.HostClaimRequest{
+		Name: name, Selector: sel, SpreadLabel: plan.SpreadLabel.ValueString(),
+	})
+	var cerr *lifecycle.ClaimError
+	switch {
+	case errors.As(err, &cerr):
+		resp.Diagnostics.AddError(cerr.Summary, cerr.Detail)
 		return
-	} else if ok {
-		if a.State == "active" && a.NodeID != "" {
-			tflog.Info(ctx, "the claim's allocation exists already; keeping its host", map[string]any{"allocation": a.ID, "node": a.NodeID})
-			r.saveClaim(ctx, cat, a, &plan, resp)
-			return
-		}
-		own = append(own, a.ID)
-	}
-
-	hosts, err := cat.Hosts(ctx)
-	if err != nil {
-		resp.Diagnostics.AddError("Claiming a host for "+name, "listing hosts: "+err.Error())
-		return
-	}
-	ordered, rej := lifecycle.SelectHosts(hosts, sel, plan.SpreadLabel.ValueString(), own...)
-	if len(ordered) == 0 {
-		resp.Diagnostics.AddError("No host matches the claim", rej.Error()+".")
-		return
-	}
-	creq := lifecycle.ClaimRequest{
-		Name:          name,
-		ResourceClass: sel.ResourceClass,
-		Traits:        sel.Traits,
-		Extra:         map[string]string{"claimed_by": "terraform-provider-baremetal"},
-	}
-	classes := map[string]bool{}
-	for _, h := range ordered {
-		creq.Candidates = append(creq.Candidates, h.ID)
-		classes[h.ResourceClass] = true
-	}
-	if creq.ResourceClass == "" && len(classes) == 1 {
-		// Ironic requires a resource class on an allocation; all
-		// candidates agree on one.
-		creq.ResourceClass = ordered[0].ResourceClass
-	}
-	tflog.Info(ctx, "claiming a host", map[string]any{"candidates": len(creq.Candidates), "first": ordered[0].Name})
-	a, err := cat.Claim(ctx, creq)
-	if err != nil {
-		if errors.Is(err, lifecycle.ErrNoCapacity) {
-			names := make([]string, 0, len(ordered))
-			for _, h := range ordered {
-				names = append(names, h.Name)
-			}
-			resp.Diagnostics.AddError("No host could be claimed",
-				fmt.Sprintf("%d %s matched the claim (%s), but each was taken by another claim or changed state "+
-					"while claiming; run again to pick from the hosts left. Ironic said: %v",
-					len(ordered), pluralHosts(len(ordered)), strings.Join(names, ", "), err))
-			return
-		}
+	case err != nil:
 		resp.Diagnostics.AddError("Claiming a host for "+name, err.Error())
 		return
 	}
-	r.saveClaim(ctx, cat, a, &plan, resp)
+	plan.set(c)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-func pluralHosts(n int) string {
-	if n == 1 {
-		return "host"
+// set records the claim's allocation and host.
+func (m *claimModel) set(c lifecycle.HostClaim) {
+	m.ID = types.StringValue(c.ID)
+	m.AllocationID = types.StringValue(c.ID)
+	m.HostID = types.StringValue(c.NodeID)
+	m.HostName = types.StringValue(c.HostName)
+	if c.Name != "" {
+		m.Name = types.StringValue(c.Name)
 	}
-	return "hosts"
-}
-
-// saveClaim records an active allocation in state.
-func (r *claimResource) saveClaim(ctx context.Context, cat lifecycle.Catalog, a lifecycle.Allocation, m *claimModel, resp *resource.CreateResponse) {
-	m.ID = types.StringValue(a.ID)
-	m.AllocationID = types.StringValue(a.ID)
-	m.HostID = types.StringValue(a.NodeID)
-	m.HostName = types.StringValue(r.hostName(ctx, cat, a.NodeID))
-	if a.Name != "" {
-		m.Name = types.StringValue(a.Name)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
-}
-
-// hostName looks up a node's name ("" when it cannot be read).
-func (r *claimResource) hostName(ctx context.Context, cat lifecycle.Catalog, nodeID string) string {
-	if nodeID == "" {
-		return ""
-	}
-	h, err := cat.Host(ctx, nodeID)
-	if err != nil {
-		tflog.Warn(ctx, "could not read the claimed host", map[string]any{"node": nodeID, "error": err.Error()})
-		return ""
-	}
-	return h.Name
 }
 
 func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -362,28 +294,18 @@ func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	a, ok, err := cat.Allocation(ctx, state.AllocationID.ValueString())
+	c, ok, err := lifecycle.RefreshClaim(ctx, cat, TFLog{}, state.AllocationID.ValueString(), state.HostID.ValueString(), state.HostName.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddError("Reading claim "+state.Name.ValueString(), err.Error())
 		return
 	}
-	if !ok || a.NodeID == "" {
+	if !ok {
 		tflog.Warn(ctx, "the claim's allocation no longer exists (or holds no host); removing it from state",
 			map[string]any{"claim": state.Name.ValueString(), "allocation": state.AllocationID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	if a.Name != "" {
-		state.Name = types.StringValue(a.Name)
-	}
-	if state.HostID.ValueString() != a.NodeID || state.HostName.ValueString() == "" {
-		if n := r.hostName(ctx, cat, a.NodeID); n != "" {
-			state.HostName = types.StringValue(n)
-		}
-	}
-	state.HostID = types.StringValue(a.NodeID)
-	state.ID = types.StringValue(a.ID)
-	state.AllocationID = types.StringValue(a.ID)
+	state.set(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -430,31 +352,21 @@ func (r *claimResource) ImportState(ctx context.Context, req resource.ImportStat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	a, ok, err := cat.Allocation(ctx, req.ID)
+	c, err := lifecycle.ImportClaim(ctx, cat, TFLog{}, req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Importing claim "+req.ID, err.Error())
 		return
 	}
-	if !ok {
-		resp.Diagnostics.AddError("Importing claim "+req.ID, "no Ironic allocation has this UUID or name")
-		return
-	}
-	if a.NodeID == "" {
-		resp.Diagnostics.AddError("Importing claim "+req.ID,
-			fmt.Sprintf("allocation %s holds no host (state %q, last_error %q)", a.ID, a.State, a.LastError))
-		return
-	}
 	m := claimModel{
-		ID: types.StringValue(a.ID), Name: types.StringValue(a.Name),
+		Name:          types.StringValue(c.Name),
 		ResourceClass: types.StringNull(), Traits: types.SetNull(types.StringType),
 		MinCPUs: types.Int64Null(), MinRAMMebibytes: types.Int64Null(), MinDiskGigabytes: types.Int64Null(),
 		Candidates: types.SetNull(types.StringType), SpreadLabel: types.StringNull(),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "delete": types.StringType,
 		})},
-		HostID: types.StringValue(a.NodeID), HostName: types.StringValue(r.hostName(ctx, cat, a.NodeID)),
-		AllocationID: types.StringValue(a.ID),
 	}
+	m.set(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, []byte(`{"imported":true}`))...)
 }

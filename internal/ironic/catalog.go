@@ -212,6 +212,8 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		ResourceClass:        n.ResourceClass,
 		Traits:               n.Traits,
 		AllocationID:         n.AllocationUUID,
+		ConductorGroup:       n.ConductorGroup,
+		Shard:                n.Shard,
 		UpdatedAt:            n.UpdatedAt,
 	}
 	if obs.UpdatedAt.IsZero() {

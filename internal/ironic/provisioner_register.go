@@ -31,6 +31,9 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 	if h.Spec.DisablePowerOff && !p.microversionAtLeast(1, 95) {
 		return failed("", "", fmt.Sprintf("disablePowerOff needs Ironic API 1.95, this Ironic speaks %s", p.sc.Microversion)), h.Status.ID, nil
 	}
+	if h.Spec.Shard != "" && !p.microversionAtLeast(1, clients.MicroversionShard) {
+		return failed("", "", fmt.Sprintf("shard needs Ironic API 1.%d, this Ironic speaks %s", clients.MicroversionShard, p.sc.Microversion)), h.Status.ID, nil
+	}
 	if h.Spec.BMC.NeedsMAC && h.Spec.BootMACAddress == "" {
 		return failed("", "", fmt.Sprintf("BMC driver %q requires a boot MAC address", h.Spec.BMC.Driver)), h.Status.ID, nil
 	}
@@ -199,6 +202,9 @@ func (p *Provisioner) createNode(ctx context.Context, h *lifecycle.Host) (*nodes
 	if h.Spec.ConductorGroup != "" {
 		body["conductor_group"] = h.Spec.ConductorGroup
 	}
+	if h.Spec.Shard != "" {
+		body["shard"] = h.Spec.Shard
+	}
 	if len(h.Spec.Labels) > 0 {
 		body["extra"] = map[string]any{"labels": h.Spec.Labels}
 	}
@@ -246,8 +252,16 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 			add("/resource_class", h.Spec.ResourceClass)
 		}
 	}
-	if node.ConductorGroup != h.Spec.ConductorGroup {
+	// Ironic stores conductor groups in lower case.
+	if !strings.EqualFold(node.ConductorGroup, h.Spec.ConductorGroup) {
 		add("/conductor_group", h.Spec.ConductorGroup)
+	}
+	if node.Shard != h.Spec.Shard {
+		if h.Spec.Shard == "" {
+			patch = append(patch, nodes.UpdateOperation{Op: nodes.RemoveOp, Path: "/shard"})
+		} else {
+			add("/shard", h.Spec.Shard)
+		}
 	}
 	curLabels := labelsOf(node)
 	if !mapsEqual(curLabels, h.Spec.Labels) {

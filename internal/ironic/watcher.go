@@ -43,6 +43,9 @@ var readFields = []string{
 // listFields is what the watcher asks for at microversion mv.
 func listFields(mv string) []string {
 	f := append(append([]string{}, watchFields...), readFields...)
+	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionShard)) >= 0 {
+		f = append(f, "shard")
+	}
 	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionFirmware)) >= 0 {
 		f = append(f, "firmware_interface")
 	}

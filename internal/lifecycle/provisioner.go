@@ -84,6 +84,9 @@ type Observation struct {
 	Traits        []string
 	// AllocationID is set while the node is claimed.
 	AllocationID string
+	// ConductorGroup and Shard are where Ironic places the node.
+	ConductorGroup string
+	Shard          string
 	// BootMode is read back from the node's capabilities ("" when they
 	// name none); AutomatedCleaning from automated_clean (nil: unset).
 	BootMode          BootMode

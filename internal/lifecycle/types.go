@@ -135,7 +135,9 @@ type HostSpec struct {
 	ResourceClass         string
 	Traits                []string
 	ConductorGroup        string
-	DisablePowerOff       bool
+	// Shard is Ironic's node shard (API 1.82); "" leaves it unset.
+	Shard           string
+	DisablePowerOff bool
 
 	// Image and the data below are set by a deployment (CAPM3 writes them
 	// into the BMH; baremetal_deployment writes them here).

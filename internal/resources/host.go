@@ -189,9 +189,10 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"conductor_group": schema.StringAttribute{
 				Optional:    true,
-				Description: "Ironic conductor group that manages the node (letters, digits, `_`, `.`, `-`).",
+				Description: "Ironic conductor group that manages the node (letters, digits, `_`, `.`, `-`; Ironic keeps it in lower case). Changes are made in place; a change made behind Terraform's back shows in the plan.",
 				Validators:  []validator.String{validators.ConductorGroup()},
 			},
+			"shard":    shardAttribute(),
 			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
 
 			"provisioning_state": computedString("The Bare Metal Operator state: `registering`, `inspecting`, `preparing`, `available`, `provisioned`, `externally provisioned`, ..."),

@@ -41,6 +41,7 @@ type hostModel struct {
 	ResourceClass         types.String    `tfsdk:"resource_class"`
 	Traits                types.Set       `tfsdk:"traits"`
 	ConductorGroup        types.String    `tfsdk:"conductor_group"`
+	Shard                 types.String    `tfsdk:"shard"`
 	Timeouts              timeouts.Value  `tfsdk:"timeouts"`
 
 	ProvisioningState types.String `tfsdk:"provisioning_state"`
@@ -223,6 +224,7 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 		AutomatedCleaningMode: m.AutomatedCleaningMode.ValueString(),
 		ResourceClass:         m.ResourceClass.ValueString(),
 		ConductorGroup:        m.ConductorGroup.ValueString(),
+		Shard:                 m.Shard.ValueString(),
 	}
 	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
 		diags.Append(m.Labels.ElementsAs(ctx, &s.Labels, false)...)
@@ -293,6 +295,7 @@ func (m *hostModel) readObserved(obs lifecycle.Observation) {
 	if !m.Traits.IsNull() || len(obs.Traits) > 0 {
 		m.Traits = stringSet(obs.Traits)
 	}
+	m.readPlacement(obs)
 	if obs.BootMode != "" {
 		m.BootMode = types.StringValue(string(obs.BootMode))
 	}

@@ -51,6 +51,7 @@ const (
 	MicroversionAllocations     = 52 // allocation API
 	MicroversionConfigDriveJSON = 56 // config drive as a JSON object
 	MicroversionInventory       = 81 // GET /v1/nodes/{id}/inventory
+	MicroversionShard           = 82 // node shard
 	MicroversionFirmware        = 86 // firmware interface and components
 	MicroversionServicing       = 87 // service provision verb
 	MicroversionDisablePowerOff = 95 // node disable_power_off

@@ -316,7 +316,9 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	plan.ID = state.ID
 	plan.applyDay2(h)
-	plan.day2Requests(&state, h)
+	if plan.day2Requests(&state, h, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
 	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {

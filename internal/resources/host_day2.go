@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -11,12 +13,20 @@ import (
 // hostDay2Model holds baremetal_host's day-2 arguments (Metal3's
 // annotations): reboot and re-inspection triggers, detach and ports.
 type hostDay2Model struct {
-	RebootTrigger types.String `tfsdk:"reboot_trigger"`
-	Detached      types.Bool   `tfsdk:"detached"`
+	RebootTrigger  types.String `tfsdk:"reboot_trigger"`
+	Detached       types.Bool   `tfsdk:"detached"`
+	InspectTrigger types.String `tfsdk:"inspect_trigger"`
 }
 
 // addDay2Attributes adds the day-2 arguments to the host schema.
 func addDay2Attributes(attrs map[string]schema.Attribute) {
+	attrs["inspect_trigger"] = schema.StringAttribute{
+		Optional: true,
+		Description: "Any string; changing it inspects the host again in place, as the Bare Metal Operator's `inspect.metal3.io` annotation " +
+			"(after a hardware change: new NICs, disks): an `available` host goes to manageable, is inspected, and is made available again " +
+			"(`inspecting`, `preparing`, `available`). Refused, at plan and at apply, on a deployed (`provisioned`) or `externally provisioned` host. " +
+			"Setting it when the host is created inspects nothing more than registration does.",
+	}
 	attrs["detached"] = schema.BoolAttribute{
 		Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 		Description: "Take the host out of management without touching the machine, as the Bare Metal Operator's `detached` annotation: " +
@@ -57,9 +67,26 @@ func (m *hostModel) readDay2(obs lifecycle.Observation) {
 }
 
 // day2Requests turns the day-2 arguments that changed between state and
-// plan into requests on h, before Update converges it.
-func (m *hostModel) day2Requests(state *hostModel, h *lifecycle.Host) {
+// plan into requests on h, before Update converges it (h.Status is what
+// Ironic says now). A refused request is an error on its attribute.
+func (m *hostModel) day2Requests(state *hostModel, h *lifecycle.Host, diags *diag.Diagnostics) {
 	if !m.RebootTrigger.Equal(state.RebootTrigger) {
 		h.RebootRequested = true
+	}
+	if !m.InspectTrigger.Equal(state.InspectTrigger) {
+		if err := lifecycle.RequestInspection(h); err != nil {
+			diags.AddAttributeError(path.Root("inspect_trigger"), "Re-inspection refused", err.Error())
+		}
+	}
+}
+
+// checkDay2Plan refuses at plan time what day2Requests would refuse at
+// apply, from the state's (refreshed) provisioning state.
+func (m *hostModel) checkDay2Plan(state *hostModel, diags *diag.Diagnostics) {
+	if !m.InspectTrigger.Equal(state.InspectTrigger) && !m.InspectTrigger.IsUnknown() {
+		st := lifecycle.State(state.ProvisioningState.ValueString())
+		if err := lifecycle.CanReinspect(state.Name.ValueString(), st); err != nil {
+			diags.AddAttributeError(path.Root("inspect_trigger"), "Re-inspection refused", err.Error())
+		}
 	}
 }

@@ -1,12 +1,15 @@
 package resources_test
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -97,6 +100,10 @@ func TestAccHostDay2_reboot(t *testing.T) {
 					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 				),
+			},
+			{ // Re-inspection of a deployed host is refused at plan time.
+				Config:      strings.Replace(config("2"), "  reboot_trigger", "  inspect_trigger = \"again\"\n  reboot_trigger", 1),
+				ExpectError: regexp.MustCompile(`(?s)Re-inspection refused.*host "` + name + `" is "provisioned"`),
 			},
 		},
 	})
@@ -202,6 +209,102 @@ import {
 					resource.TestCheckResourceAttr("baremetal_host.adopted", "provisioning_state", "available"),
 					nodeIs(false),
 					noResetsSince(),
+				),
+			},
+		},
+	})
+}
+
+// nodePortMACs lists the MACs of the Ironic ports of the node named name.
+func nodePortMACs(t *testing.T, name string) ([]string, error) {
+	ctx := context.Background()
+	sc := acctest.Ironic(t)
+	n, err := nodes.Get(ctx, sc, name).Extract()
+	if err != nil {
+		return nil, err
+	}
+	pages, err := ports.List(sc, ports.ListOpts{NodeUUID: n.UUID}).AllPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := ports.ExtractPorts(pages)
+	if err != nil {
+		return nil, err
+	}
+	var macs []string
+	for _, p := range all {
+		macs = append(macs, strings.ToLower(p.Address))
+	}
+	return macs, nil
+}
+
+// inspect_trigger: after a hardware change (the simulated system gets a
+// new NIC), changing it inspects the available host again in place
+// (Ironic's Redfish inspection): the new MAC becomes an Ironic port of the
+// node and shows in the host's inspected data (baremetal_hardware), and
+// the host is available again on the same node.
+func TestAccHostDay2_reinspect(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-reinsp")
+	srv := startSim(t, 1, bmcUser, "reinsp-pass")
+	addr := bmcAddress(srv, "sys-0")
+	newMAC := acctest.MAC()
+	config := func(trigger string) string {
+		return bmcHost(name, addr, bmcUser, "reinsp-pass", "", fmt.Sprintf("  inspect_trigger = %q", trigger)) + `
+data "baremetal_hardware" "test" {
+  host_id    = baremetal_host.test.id
+  depends_on = [baremetal_host.test]
+}
+`
+	}
+	hasPort := func(mac string, want bool) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			macs, err := nodePortMACs(t, name)
+			if err != nil {
+				return err
+			}
+			if slices.Contains(macs, mac) != want {
+				return fmt.Errorf("ports of %s: %v; want %s there: %v", name, macs, mac, want)
+			}
+			return nil
+		}
+	}
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config("1"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					hasPort(newMAC, false),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
+						return nil
+					},
+				),
+			},
+			{
+				PreConfig: func() {
+					nics := slices.Clone(srv.profiles["sys-0"].NICs)
+					nics = append(nics, sim.NIC{Name: "ens9", MAC: newMAC, SpeedMbps: 100000, LinkUp: true})
+					if err := srv.SetNICs("sys-0", nics); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameID(&id),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
+					hasPort(newMAC, true),
+					resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "properties"),
+					resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"mac": newMAC}),
 				),
 			},
 		},

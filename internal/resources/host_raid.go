@@ -167,6 +167,7 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.checkDay2Plan(&state, &resp.Diagnostics)
 	want := plan.RAID.config(ctx)
 	if want == nil || lifecycle.RAIDEqual(want, state.RAID.config(ctx)) {
 		return

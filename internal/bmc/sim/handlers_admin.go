@@ -13,6 +13,7 @@ import (
 //	POST   /sim/systems/{id}/faults   replace Faults (JSON; also PUT)
 //	DELETE /sim/systems/{id}/faults   clear Faults
 //	POST   /sim/systems/{id}/power    {"state":"On"|"Off"}
+//	PUT    /sim/systems/{id}/nics     replace the NICs (JSON list of NIC): a hardware change
 //	GET    /sim/systems/{id}/agent    the simulated agent's agent.Record
 //	GET    /sim/systems/{id}/agent/faults, POST/PUT (replace), DELETE (clear):
 //	                                  agent.Faults
@@ -25,6 +26,7 @@ func (s *Server) adminRoutes() *http.ServeMux {
 	m.HandleFunc("PUT /sim/systems/{id}/faults", s.adminSetFaults)
 	m.HandleFunc("DELETE /sim/systems/{id}/faults", s.adminClearFaults)
 	m.HandleFunc("POST /sim/systems/{id}/power", s.adminPower)
+	m.HandleFunc("PUT /sim/systems/{id}/nics", s.adminNICs)
 	m.HandleFunc("GET /sim/systems/{id}/agent", s.adminAgent)
 	m.HandleFunc("/sim/systems/{id}/agent/faults", s.adminAgentFaults)
 	return m
@@ -92,6 +94,18 @@ func (s *Server) adminPower(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.SetPower(r.PathValue("id"), body.State); err != nil {
 		writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueIncorrect", err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) adminNICs(w http.ResponseWriter, r *http.Request) {
+	var nics []NIC
+	if !readJSON(w, r, &nics) {
+		return
+	}
+	if err := s.SetNICs(r.PathValue("id"), nics); err != nil {
+		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", err.Error())
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)

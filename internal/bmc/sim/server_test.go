@@ -619,3 +619,34 @@ func TestFirmwareUpdateModes(t *testing.T) {
 		t.Errorf("slow update: %v", st.Firmware)
 	}
 }
+
+// A test changes a system's NICs through the admin API (a hardware change):
+// Redfish's EthernetInterfaces and the agent's inventory show the new ones.
+func TestSetNICsThroughAdminAPI(t *testing.T) {
+	s := startServer(t, Options{}, 1)
+	admin := newCaller(t, s.URL())
+	admin.noAuth = true
+	c := newCaller(t, s.URL())
+	admin.expect(204, "PUT", "/sim/systems/sys-0/nics", []NIC{
+		{Name: "eno1", MAC: "52:54:00:AB:CD:01", SpeedMbps: 25000, LinkUp: true},
+		{Name: "ens9", MAC: "52:54:00:ab:cd:09", SpeedMbps: 100000, LinkUp: true},
+	}, nil)
+	var coll struct {
+		Members []struct {
+			ID string `json:"@odata.id"`
+		}
+	}
+	c.expect(200, "GET", "/redfish/v1/Systems/sys-0/EthernetInterfaces", nil, &coll)
+	if len(coll.Members) != 2 {
+		t.Fatalf("EthernetInterfaces members %+v", coll.Members)
+	}
+	var nic struct{ MACAddress string }
+	c.expect(200, "GET", coll.Members[1].ID, nil, &nic)
+	if nic.MACAddress != "52:54:00:ab:cd:09" {
+		t.Errorf("second NIC MAC %q", nic.MACAddress)
+	}
+	if got := (machine{s: s, id: "sys-0"}).MACs(); len(got) != 2 || got[0] != "52:54:00:ab:cd:01" {
+		t.Errorf("agent sees MACs %q", got)
+	}
+	admin.expect(404, "PUT", "/sim/systems/nope/nics", []NIC{}, nil)
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
@@ -210,6 +211,25 @@ func (s *Server) SetFaults(id string, f Faults) error {
 		return fmt.Errorf("sim: no system %q", id)
 	}
 	sys.faults = f
+	return nil
+}
+
+// SetNICs replaces the NICs of system id, as a hardware change would:
+// Redfish's EthernetInterfaces and the simulated agent's inventory show
+// the new ones from then on. MACs are stored in lower case.
+func (s *Server) SetNICs(id string, nics []NIC) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.systems[id]
+	if sys == nil {
+		return fmt.Errorf("sim: no system %q", id)
+	}
+	out := make([]NIC, len(nics))
+	for i, n := range nics {
+		n.MAC = strings.ToLower(n.MAC)
+		out[i] = n
+	}
+	sys.profile.NICs = out
 	return nil
 }
 

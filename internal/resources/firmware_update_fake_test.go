@@ -2,8 +2,8 @@ package resources_test
 
 import (
 	"encoding/json"
-	"regexp"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 

@@ -87,7 +87,7 @@ func summaryAttributes(lookup bool) map[string]schema.Attribute {
 				"cpu_arch":       computedString("CPU architecture (e.g. `x86_64`)."),
 				"cpu_count":      computedInt("Number of CPUs."),
 				"ram_mebibytes":  computedInt("Memory in MiB."),
-				"disk_gigabytes": computedInt("Size of the largest disk in GiB (Ironic's `local_gb`)."),
+				"disk_gigabytes": computedInt("Size of the largest disk in GiB: Ironic's `local_gb`; with `min_disk_gigabytes` set, the largest disk of the inspection inventory when Ironic holds one."),
 				"nics": schema.ListNestedAttribute{
 					Computed:    true,
 					Description: "Network interfaces (from ports or inspection).",
@@ -274,7 +274,7 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			},
 			"min_cpus":           minInt("Only hosts with at least this many CPUs."),
 			"min_ram_mebibytes":  minInt("Only hosts with at least this much RAM, in MiB."),
-			"min_disk_gigabytes": minInt("Only hosts whose largest disk has at least this many GiB."),
+			"min_disk_gigabytes": minInt("Only hosts whose largest disk has at least this many GiB: the largest disk of the inspection inventory when Ironic holds one, else Ironic's `local_gb`."),
 			"hosts": schema.ListNestedAttribute{
 				Computed:     true,
 				Description:  "The matching hosts, by name then UUID.",
@@ -344,6 +344,10 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	all, err := cat.Hosts(ctx)
 	if err != nil {
+		resp.Diagnostics.AddError("Listing hosts", err.Error())
+		return
+	}
+	if err := lifecycle.UseInventoryDisks(ctx, cat, all, sel); err != nil {
 		resp.Diagnostics.AddError("Listing hosts", err.Error())
 		return
 	}

@@ -379,3 +379,29 @@ func hardwareFromProperties(n *nodes.Node, pts []portInfo) *lifecycle.HardwareDa
 	}
 	return hd
 }
+
+// InventoryDisks reads the disks of the node's inspection inventory
+// (lifecycle.DiskReader); ok is false when Ironic holds no inventory for
+// it or speaks no inventory API (before 1.81).
+func (c *Catalog) InventoryDisks(ctx context.Context, id string) ([]lifecycle.Disk, bool, error) {
+	if clients.CompareMicroversions(c.sc.Microversion, "1."+strconv.Itoa(clients.MicroversionInventory)) < 0 {
+		return nil, false, nil
+	}
+	r := nodes.GetInventory(ctx, c.sc, id)
+	switch {
+	case r.Err == nil:
+	case isNotFound(r.Err) || gophercloud.ResponseCodeIs(r.Err, 406):
+		return nil, false, nil
+	default:
+		return nil, false, apiError("get inventory of node "+id, r.Err)
+	}
+	data, err := r.Extract()
+	if err != nil {
+		return nil, false, fmt.Errorf("node %s: reading the inventory: %w", id, err)
+	}
+	disks := make([]lifecycle.Disk, 0, len(data.Inventory.Disks))
+	for _, d := range data.Inventory.Disks {
+		disks = append(disks, lifecycle.Disk{Name: d.Name, SizeBytes: d.Size})
+	}
+	return disks, len(disks) > 0, nil
+}

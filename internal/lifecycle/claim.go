@@ -180,8 +180,9 @@ func (s Selector) rejectAttributes(h HostSummary) string {
 	return ""
 }
 
-// LargestDiskGigabytes is the size of the host's largest disk in GiB
-// (Ironic's local_gb is the root disk; hardware minimums compare with it).
+// LargestDiskGigabytes is the size of the host's largest disk in GiB: of
+// the inventory's disks when UseInventoryDisks found them, else Ironic's
+// local_gb (the root disk).
 func LargestDiskGigabytes(hw *HardwareDetails) int {
 	if hw == nil {
 		return 0

@@ -73,6 +73,9 @@ func ClaimHost(ctx context.Context, cat Catalog, log Logger, req HostClaimReques
 	if err != nil {
 		return HostClaim{}, &ClaimError{Summary: failed, Detail: "listing hosts: " + err.Error(), Err: err}
 	}
+	if err := UseInventoryDisks(ctx, cat, hosts, req.Selector); err != nil {
+		return HostClaim{}, &ClaimError{Summary: failed, Detail: err.Error(), Err: err}
+	}
 	ordered, rej := SelectHosts(hosts, req.Selector, req.SpreadLabel, own...)
 	if len(ordered) == 0 {
 		return HostClaim{}, &ClaimError{Summary: "No host matches the claim", Detail: rej.Error() + "."}

@@ -179,7 +179,7 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"min_cpus":           minInt("Fewest CPUs the host must have (Ironic's `cpus` property or inspection)."),
 			"min_ram_mebibytes":  minInt("Least RAM the host must have, in MiB."),
-			"min_disk_gigabytes": minInt("Smallest size, in GiB, that the host's largest disk must have (Ironic's `local_gb`)."),
+			"min_disk_gigabytes": minInt("Smallest size, in GiB, that the host's largest disk must have: the largest disk of the inspection inventory when Ironic holds one, else Ironic's `local_gb`."),
 			"candidates": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
 				Description: "Restricts the claim to these hosts (node UUIDs or names). The placement order stays the " +

@@ -24,6 +24,10 @@ type Catalog struct {
 	Claims []lifecycle.ClaimRequest
 	// Released lists released allocation ids.
 	Released []string
+	// Disks are the inspection inventories' disks by node id (no entry:
+	// no inventory); DiskReads lists the ids InventoryDisks was asked for.
+	Disks     map[string][]lifecycle.Disk
+	DiskReads []string
 	nextID   int
 }
 
@@ -119,4 +123,13 @@ func (c *Catalog) Release(_ context.Context, id string) error {
 	}
 	c.Released = append(c.Released, id)
 	return nil
+}
+
+// InventoryDisks returns Disks[id] (lifecycle.DiskReader).
+func (c *Catalog) InventoryDisks(_ context.Context, id string) ([]lifecycle.Disk, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.DiskReads = append(c.DiskReads, id)
+	d, ok := c.Disks[id]
+	return d, ok, nil
 }

@@ -28,7 +28,7 @@ type Catalog struct {
 	// no inventory); DiskReads lists the ids InventoryDisks was asked for.
 	Disks     map[string][]lifecycle.Disk
 	DiskReads []string
-	nextID   int
+	nextID    int
 }
 
 // NewCatalog returns a Catalog over hosts.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -43,31 +42,6 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*firmwareSettingsResource)(nil)
 	_ resource.ResourceWithImportState = (*firmwareSettingsResource)(nil)
 )
-
-type firmwareSettingsModel struct {
-	ID             types.String         `tfsdk:"id"`
-	HostID         types.String         `tfsdk:"host_id"`
-	Settings       types.Map            `tfsdk:"settings"`
-	Firmware       *firmwareSwitchModel `tfsdk:"firmware"`
-	ResetOnDestroy types.Bool           `tfsdk:"reset_on_destroy"`
-	BMC            *firmwareBMCModel    `tfsdk:"bmc"`
-	Current        types.Map            `tfsdk:"current"`
-	SchemaSource   types.String         `tfsdk:"schema_source"`
-	Timeouts       timeouts.Value       `tfsdk:"timeouts"`
-}
-
-type firmwareSwitchModel struct {
-	VirtualizationEnabled             types.Bool `tfsdk:"virtualization_enabled"`
-	SimultaneousMultithreadingEnabled types.Bool `tfsdk:"simultaneous_multithreading_enabled"`
-	SriovEnabled                      types.Bool `tfsdk:"sriov_enabled"`
-}
-
-type firmwareBMCModel struct {
-	Address                        types.String `tfsdk:"address"`
-	Username                       types.String `tfsdk:"username"`
-	Password                       types.String `tfsdk:"password"`
-	DisableCertificateVerification types.Bool   `tfsdk:"disable_certificate_verification"`
-}
 
 func (r *firmwareSettingsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_firmware_settings"
@@ -173,7 +147,7 @@ func (r *firmwareSettingsResource) ImportState(ctx context.Context, req resource
 		resp.Diagnostics.AddError("Importing firmware settings", "the provider is not configured")
 		return
 	}
-	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: req.ID}})
+	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: req.ID})
 	if err != nil || !obs.Exists {
 		resp.Diagnostics.AddError("Importing firmware settings of "+req.ID, fmt.Sprintf("no Ironic node has this name or UUID (%v)", err))
 		return
@@ -181,87 +155,6 @@ func (r *firmwareSettingsResource) ImportState(ctx context.Context, req resource
 	for a, v := range map[string]any{"id": obs.ID, "host_id": obs.ID, "reset_on_destroy": false} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(a), v)...)
 	}
-}
-
-// redfish is the BMC access for the registry fallback (nil without bmc).
-func (m *firmwareSettingsModel) redfish() (*lifecycle.BMCAccess, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if m.BMC == nil || m.BMC.Address.IsUnknown() || m.BMC.Password.IsUnknown() {
-		return nil, diags
-	}
-	addr, err := bmcaddr.Parse(m.BMC.Address.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
-		return nil, diags
-	}
-	a := addr.Access(m.BMC.Username.ValueString(), m.BMC.Password.ValueString(), m.BMC.DisableCertificateVerification.ValueBool())
-	return &a, diags
-}
-
-func (m *firmwareSettingsModel) config() *lifecycle.FirmwareConfig {
-	if m.Firmware == nil {
-		return nil
-	}
-	b := func(v types.Bool) *bool {
-		if v.IsNull() || v.IsUnknown() {
-			return nil
-		}
-		x := v.ValueBool()
-		return &x
-	}
-	return &lifecycle.FirmwareConfig{
-		VirtualizationEnabled:             b(m.Firmware.VirtualizationEnabled),
-		SimultaneousMultithreadingEnabled: b(m.Firmware.SimultaneousMultithreadingEnabled),
-		SriovEnabled:                      b(m.Firmware.SriovEnabled),
-	}
-}
-
-func (m *firmwareSettingsModel) settings(ctx context.Context) (map[string]string, diag.Diagnostics) {
-	out := map[string]string{}
-	if m.Settings.IsNull() || m.Settings.IsUnknown() {
-		return out, nil
-	}
-	diags := m.Settings.ElementsAs(ctx, &out, false)
-	return out, diags
-}
-
-// known reports whether everything the settings depend on is known.
-func (m *firmwareSettingsModel) known() bool {
-	if m.HostID.IsUnknown() || m.Settings.IsUnknown() {
-		return false
-	}
-	if m.Settings.IsNull() {
-		return true
-	}
-	for _, v := range m.Settings.Elements() {
-		if v.IsUnknown() {
-			return false
-		}
-	}
-	return true
-}
-
-// want merges settings and the firmware switches for the host's driver
-// and validates them against b; errors name the attribute.
-func (m *firmwareSettingsModel) want(ctx context.Context, b *lifecycle.BIOS) (map[string]string, diag.Diagnostics) {
-	settings, diags := m.settings(ctx)
-	if diags.HasError() {
-		return nil, diags
-	}
-	merged, err := lifecycle.MergeFirmwareSettings(b.Driver, m.config(), settings)
-	if err != nil {
-		diags.AddAttributeError(path.Root("firmware"), "Invalid firmware switches", err.Error())
-		return nil, diags
-	}
-	for _, e := range lifecycle.ValidateFirmwareSettings(merged, b) {
-		p := path.Root("settings").AtMapKey(e.Name)
-		if _, ok := settings[e.Name]; !ok {
-			p = path.Root("firmware")
-		}
-		diags.AddAttributeError(p, "Invalid BIOS setting "+e.Name,
-			fmt.Sprintf("%s (schema from %s).", e.Error(), b.SchemaSource))
-	}
-	return merged, diags
 }
 
 // ModifyPlan validates the settings against the host's BIOS schema when the
@@ -282,13 +175,13 @@ func (r *firmwareSettingsResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	host := plan.HostID.ValueString()
-	b, err := r.clients.Firmware.BIOS(ctx, host, redfish)
+	b, err := r.clients.PlanFirmware(ctx, host, redfish)
 	switch {
-	case errors.Is(err, lifecycle.ErrNotRegistered):
-		return // created in this apply: validated at apply, before any step
 	case err != nil:
 		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Reading the BIOS settings of host "+host, err.Error())
 		return
+	case b == nil:
+		return // created in this apply: validated at apply, before any step
 	}
 	want, diags := plan.want(ctx, b)
 	resp.Diagnostics.Append(diags...)
@@ -302,33 +195,18 @@ func (r *firmwareSettingsResource) ModifyPlan(ctx context.Context, req resource.
 		return
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("current"), types.MapUnknown(types.StringType))...)
-	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: host}})
-	if err != nil || !obs.Exists {
-		return
-	}
-	resp.Diagnostics.Append(checkApplicable(obs, r.clients.Firmware.Features(), diff)...)
+	refusalDiag(&resp.Diagnostics, r.clients.CheckFirmwareChange(ctx, host, diff))
 }
 
-// checkApplicable refuses a change the host's state does not allow.
-func checkApplicable(obs lifecycle.Observation, f lifecycle.FirmwareFeatures, diff map[string]string) diag.Diagnostics {
-	var diags diag.Diagnostics
-	names := make([]string, 0, len(diff))
-	for n := range diff {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+// refusalDiag reports a lifecycle refusal on its attribute.
+func refusalDiag(diags *diag.Diagnostics, e *lifecycle.FirmwareRefusal) {
 	switch {
-	case obs.State == lifecycle.StateProvisioned && !f.Servicing:
-		diags.AddAttributeError(path.Root("settings"), "Firmware settings cannot change on a provisioned host",
-			fmt.Sprintf("Host %q (node %s) is provisioned, and changing %v needs Ironic's servicing, which this Ironic "+
-				"(API %s) does not offer: it needs API 1.87 or newer. Deprovision the host first (destroy its "+
-				"baremetal_deployment), or use a newer Ironic.", obs.Name, obs.ID, names, f.Microversion))
-	case obs.State != lifecycle.StateAvailable && obs.State != lifecycle.StateProvisioned:
-		diags.AddAttributeError(path.Root("host_id"), "Host cannot take firmware settings now",
-			fmt.Sprintf("Host %q (node %s) is %q (Ironic %q): firmware settings are applied to available hosts "+
-				"(manual cleaning) or provisioned ones (servicing).", obs.Name, obs.ID, obs.State, obs.ProvisionState))
+	case e == nil:
+	case e.Attribute == "":
+		diags.AddError(e.Summary, e.Detail)
+	default:
+		diags.AddAttributeError(path.Root(e.Attribute), e.Summary, e.Detail)
 	}
-	return diags
 }
 
 func (r *firmwareSettingsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -372,101 +250,37 @@ func (r *firmwareSettingsResource) apply(ctx context.Context, plan *firmwareSett
 	if diags.HasError() {
 		return
 	}
-	ref := plan.HostID.ValueString()
-	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: ref}})
-	if err != nil {
-		diags.AddAttributeError(path.Root("host_id"), "Reading host "+ref, err.Error())
-		return
-	}
-	if !obs.Exists {
-		diags.AddAttributeError(path.Root("host_id"), "Host not found",
-			fmt.Sprintf("No Ironic node has the UUID or name %q: create it with baremetal_host first.", ref))
-		return
-	}
-	ctx = tflog.SetField(ctx, "host", obs.Name)
-	b, err := r.clients.Firmware.BIOS(ctx, obs.ID, redfish)
-	if err != nil {
-		diags.AddAttributeError(path.Root("host_id"), "Reading the BIOS settings of host "+obs.Name, err.Error())
-		return
-	}
-	want, d := plan.want(ctx, b)
-	diags.Append(d...)
-	if diags.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(obs.ID)
-	if diff := lifecycle.FirmwareDiff(want, b); len(diff) > 0 {
-		diags.Append(checkApplicable(obs, r.clients.Firmware.Features(), diff)...)
-		if diags.HasError() {
-			return
-		}
-		tflog.Info(ctx, "applying BIOS settings", map[string]any{"host": obs.Name, "changed": len(diff), "state": string(obs.State)})
-		h := firmwareHost(obs, want, false)
-		if err := r.converge(ctx, h); err != nil {
-			r.save(ctx, plan, obs.ID, redfish, state, diags)
-			hostErrorDiag(diags, "Applying the BIOS settings of host "+obs.Name, err)
-			return
-		}
-	} else {
-		tflog.Debug(ctx, "BIOS settings already as planned: nothing to apply", map[string]any{"host": obs.Name})
-	}
-	r.save(ctx, plan, obs.ID, redfish, state, diags)
-}
-
-// firmwareHost is the host a firmware change converges: registered by the
-// baremetal_host resource, in its observed state and power, asking for
-// the settings (or a factory reset).
-func firmwareHost(obs lifecycle.Observation, settings map[string]string, reset bool) *lifecycle.Host {
-	h := &lifecycle.Host{
-		Spec: lifecycle.HostSpec{
-			Name: obs.Name, RegisteredElsewhere: true,
-			FirmwareSettings: settings, FirmwareReset: reset,
-			Image: obs.DeployedImage,
+	var host string
+	err := r.clients.ApplyFirmware(ctx, lifecycle.FirmwareRequest{
+		Ref: plan.HostID.ValueString(), Redfish: redfish, Log: TFLog{},
+		Want: func(b *lifecycle.BIOS) (map[string]string, bool) {
+			want, d := plan.want(ctx, b)
+			diags.Append(d...)
+			return want, !d.HasError()
 		},
-		Status: lifecycle.HostStatus{ID: obs.ID, State: obs.State, DeployedImage: obs.DeployedImage},
+		// Saved also after a failed change (the resource is then
+		// tainted): current and schema_source from Ironic, the rest as
+		// planned.
+		Save: func(obs lifecycle.Observation, b *lifecycle.BIOS, readErr error) {
+			host = obs.Name
+			plan.ID = types.StringValue(obs.ID)
+			if readErr != nil {
+				diags.AddWarning("Could not read the BIOS settings back", readErr.Error())
+				plan.Current = types.MapNull(types.StringType)
+				plan.SchemaSource = types.StringValue(lifecycle.SchemaSourceNone)
+			} else {
+				plan.setBIOS(b)
+			}
+			diags.Append(state.Set(ctx, plan)...)
+		},
+	})
+	var refusal *lifecycle.FirmwareRefusal
+	switch {
+	case errors.As(err, &refusal):
+		refusalDiag(diags, refusal)
+	case err != nil:
+		hostErrorDiag(diags, "Applying the BIOS settings of host "+host, err)
 	}
-	if obs.PoweredOn != nil {
-		h.Spec.Online, h.Status.PoweredOn = *obs.PoweredOn, *obs.PoweredOn
-	}
-	return h
-}
-
-// converge runs the change: preparing (manual cleaning) on an available
-// host, servicing on a provisioned one.
-func (r *firmwareSettingsResource) converge(ctx context.Context, h *lifecycle.Host) error {
-	if h.Status.State == lifecycle.StateProvisioned {
-		return r.clients.Machine.ServiceFirmware(ctx, h, 1)
-	}
-	return r.clients.Machine.Converge(ctx, h, lifecycle.ConvergeOptions{Retries: 1})
-}
-
-// stateSetter is the part of tfsdk.State the resource writes.
-type stateSetter interface {
-	Set(ctx context.Context, val any) diag.Diagnostics
-}
-
-// save reads the BIOS back and writes the model: current and
-// schema_source from Ironic, the rest as planned.
-func (r *firmwareSettingsResource) save(ctx context.Context, m *firmwareSettingsModel, id string, redfish *lifecycle.BMCAccess, state stateSetter, diags *diag.Diagnostics) {
-	m.ID = types.StringValue(id)
-	b, err := r.clients.Firmware.BIOS(ctx, id, redfish)
-	if err != nil {
-		diags.AddWarning("Could not read the BIOS settings back", err.Error())
-		m.Current = types.MapNull(types.StringType)
-		m.SchemaSource = types.StringValue(lifecycle.SchemaSourceNone)
-	} else {
-		m.setBIOS(b)
-	}
-	diags.Append(state.Set(ctx, m)...)
-}
-
-func (m *firmwareSettingsModel) setBIOS(b *lifecycle.BIOS) {
-	cur := map[string]attr.Value{}
-	for n, v := range b.Values() {
-		cur[n] = types.StringValue(v)
-	}
-	m.Current = types.MapValueMust(types.StringType, cur)
-	m.SchemaSource = types.StringValue(b.SchemaSource)
 }
 
 // Read refreshes current and reports drift on the managed keys only: a
@@ -487,9 +301,9 @@ func (r *firmwareSettingsResource) Read(ctx context.Context, req resource.ReadRe
 	if id == "" {
 		id = m.HostID.ValueString()
 	}
-	b, err := r.clients.Firmware.BIOS(ctx, id, redfish)
+	b, gone, err := r.clients.RefreshFirmware(ctx, id, redfish)
 	switch {
-	case errors.Is(err, lifecycle.ErrNotRegistered):
+	case gone:
 		tflog.Info(ctx, "host is gone: removing its firmware settings from state", map[string]any{"host": id})
 		resp.State.RemoveResource(ctx)
 		return
@@ -502,29 +316,16 @@ func (r *firmwareSettingsResource) Read(ctx context.Context, req resource.ReadRe
 	resp.Diagnostics.Append(diags...)
 	if !m.Settings.IsNull() {
 		drifted := map[string]attr.Value{}
-		for n, v := range settings {
-			cur, ok := b.Settings[n]
-			switch {
-			case !ok:
-				continue // gone: shows as to be added
-			case lifecycle.SettingEqual(cur, v):
-				drifted[n] = types.StringValue(v)
-			default:
-				drifted[n] = types.StringValue(cur.Value)
-			}
+		for n, v := range lifecycle.ManagedSettingsDrift(settings, b) {
+			drifted[n] = types.StringValue(v)
 		}
 		m.Settings = types.MapValueMust(types.StringType, drifted)
 	}
 	if cfg := m.config(); !cfg.IsZero() {
-		if switches, err := lifecycle.VendorFirmwareSwitches(b.Driver); err == nil {
-			vals := []*types.Bool{&m.Firmware.VirtualizationEnabled, &m.Firmware.SimultaneousMultithreadingEnabled, &m.Firmware.SriovEnabled}
-			for i, sw := range switches {
-				if vals[i].IsNull() {
-					continue
-				}
-				if cur, ok := b.Settings[sw.Attribute]; ok && (cur.Value == sw.True || cur.Value == sw.False) {
-					*vals[i] = types.BoolValue(cur.Value == sw.True)
-				}
+		vals := []*types.Bool{&m.Firmware.VirtualizationEnabled, &m.Firmware.SimultaneousMultithreadingEnabled, &m.Firmware.SriovEnabled}
+		for i, on := range lifecycle.FirmwareSwitchStates(b.Driver, b) {
+			if on != nil && i < len(vals) && !vals[i].IsNull() {
+				*vals[i] = types.BoolValue(*on)
 			}
 		}
 	}
@@ -546,28 +347,12 @@ func (r *firmwareSettingsResource) Delete(ctx context.Context, req resource.Dele
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: m.ID.ValueString()}})
+	host, err := r.clients.ResetFirmware(ctx, m.ID.ValueString(), TFLog{})
+	var refusal *lifecycle.FirmwareRefusal
 	switch {
+	case errors.As(err, &refusal):
+		refusalDiag(&resp.Diagnostics, refusal)
 	case err != nil:
-		resp.Diagnostics.AddError("Reading host "+m.ID.ValueString(), err.Error())
-		return
-	case !obs.Exists:
-		return // the host is gone, and its BIOS settings with it
-	}
-	if obs.State == lifecycle.StateProvisioned && !r.clients.Firmware.Features().Servicing {
-		resp.Diagnostics.AddError("Cannot reset the BIOS of a provisioned host",
-			fmt.Sprintf("Host %q (node %s) is provisioned and this Ironic has no servicing (API 1.87+): %v",
-				obs.Name, obs.ID, lifecycle.ErrServicingUnsupported))
-		return
-	}
-	if obs.State != lifecycle.StateAvailable && obs.State != lifecycle.StateProvisioned {
-		resp.Diagnostics.AddError("Cannot reset the BIOS of host "+obs.Name,
-			fmt.Sprintf("Host %q (node %s) is %q (Ironic %q): a BIOS factory reset runs on available or provisioned hosts.",
-				obs.Name, obs.ID, obs.State, obs.ProvisionState))
-		return
-	}
-	tflog.Info(ctx, "resetting the BIOS to factory defaults", map[string]any{"host": obs.Name})
-	if err := r.converge(ctx, firmwareHost(obs, nil, true)); err != nil {
-		hostErrorDiag(&resp.Diagnostics, "Resetting the BIOS of host "+obs.Name, err)
+		hostErrorDiag(&resp.Diagnostics, "Resetting the BIOS of host "+host, err)
 	}
 }

@@ -401,7 +401,7 @@ func (r *firmwareUpdateResource) throughIronic(ctx context.Context, obs lifecycl
 	if err != nil {
 		return nil, err
 	}
-	h := firmwareHost(obs, nil, false)
+	h := lifecycle.FirmwareHost(obs, nil, false)
 	h.Spec.FirmwareUpdates = updates
 	tflog.Info(ctx, "updating firmware with Ironic's firmware.update step", map[string]any{"host": obs.Name, "updates": len(updates), "state": string(obs.State)})
 	if obs.State == lifecycle.StateProvisioned {

@@ -11,6 +11,7 @@ package lifecycletest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -44,6 +45,11 @@ type Node struct {
 	PoweredOn bool
 	// BootMode is read back by Observe.
 	BootMode lifecycle.BootMode
+	// BIOS holds the node's BIOS settings: manual cleaning (Prepare)
+	// applies the spec's firmware settings to it, or empties it for a
+	// factory reset. FailPrepare, when set, fails every cleaning.
+	BIOS        map[string]string
+	FailPrepare string
 	// Maintenance is set by Detach (with lifecycle.DetachReason) and
 	// cleared by Attach.
 	Maintenance bool
@@ -134,9 +140,84 @@ func (n *Node) Inspect(context.Context, *lifecycle.Host, bool, bool) (lifecycle.
 	return lifecycle.Result{}, false, nil, errors.New("lifecycletest.Node does not inspect")
 }
 
-func (n *Node) Prepare(context.Context, *lifecycle.Host, bool, bool) (lifecycle.Result, bool, error) {
+// Prepare runs manual cleaning: it applies the firmware settings (or the
+// factory reset) the spec asks for to BIOS, at once.
+func (n *Node) Prepare(_ context.Context, h *lifecycle.Host, unprepared, _ bool) (lifecycle.Result, bool, error) {
 	n.call("Prepare")
-	return lifecycle.Result{}, false, errors.New("lifecycletest.Node does not prepare")
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !unprepared {
+		return lifecycle.Result{}, false, nil
+	}
+	if n.FailPrepare != "" {
+		return lifecycle.Result{ErrorMessage: n.FailPrepare, Verb: "clean", ProvisionState: "clean failed"}, true, nil
+	}
+	if h.Spec.FirmwareReset {
+		n.BIOS = map[string]string{}
+	}
+	if n.BIOS == nil {
+		n.BIOS = map[string]string{}
+	}
+	for k, v := range h.Spec.FirmwareSettings {
+		n.BIOS[k] = v
+	}
+	return lifecycle.Result{}, true, nil
+}
+
+// Service runs servicing on an active node (Ironic API 1.87+): it applies
+// the firmware settings (or the factory reset) at once, as Prepare does.
+func (n *Node) Service(_ context.Context, h *lifecycle.Host, _ bool) (lifecycle.Result, bool, error) {
+	n.call("Service")
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.FailPrepare != "" {
+		return lifecycle.Result{ErrorMessage: n.FailPrepare, Verb: "service", ProvisionState: "service failed"}, false, nil
+	}
+	if h.Spec.FirmwareReset || n.BIOS == nil {
+		n.BIOS = map[string]string{}
+	}
+	for k, v := range h.Spec.FirmwareSettings {
+		n.BIOS[k] = v
+	}
+	return lifecycle.Result{}, false, nil
+}
+
+// Firmware is a lifecycle.FirmwareCatalog over the node's BIOS, with
+// Schema as its registry and Offers as Ironic's features.
+type Firmware struct {
+	Node   *Node
+	Schema map[string]lifecycle.BIOSSetting
+	Offers lifecycle.FirmwareFeatures
+	// Driver is the BIOS's driver (for the vendor switches).
+	Driver string
+}
+
+// BIOS reads the node's settings, typed by Schema.
+func (f *Firmware) BIOS(_ context.Context, idOrName string, _ *lifecycle.BMCAccess) (*lifecycle.BIOS, error) {
+	n := f.Node
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.Gone || (idOrName != n.ID && idOrName != n.Name) {
+		return nil, fmt.Errorf("node %s: %w", idOrName, lifecycle.ErrNotRegistered)
+	}
+	b := &lifecycle.BIOS{Driver: f.Driver, SchemaSource: lifecycle.SchemaSourceNone, Settings: map[string]lifecycle.BIOSSetting{}}
+	if f.Schema != nil {
+		b.SchemaSource = lifecycle.SchemaSourceIronic
+	}
+	for k, v := range n.BIOS {
+		s := f.Schema[k]
+		s.Name, s.Value = k, v
+		b.Settings[k] = s
+	}
+	return b, nil
+}
+
+// Features returns f.Offers.
+func (f *Firmware) Features() lifecycle.FirmwareFeatures { return f.Offers }
+
+// Firmware is not faked.
+func (f *Firmware) Firmware(context.Context, string, *lifecycle.BMCAccess) (*lifecycle.FirmwareInventory, error) {
+	return &lifecycle.FirmwareInventory{}, nil
 }
 
 func (n *Node) Provide(context.Context, *lifecycle.Host) (lifecycle.Result, error) {

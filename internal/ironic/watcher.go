@@ -64,8 +64,8 @@ type WatcherOptions struct {
 	// Backoff multiplies the interval after a tick without change (1.5).
 	Backoff float64
 	// FixedPace keeps the intervals above even when a list takes longer
-	// than the interval (by default the next tick waits at least as long
-	// as the last list took).
+	// than the interval (by default the interval grows to what the last
+	// list took). Intervals run from the start of a list.
 	FixedPace bool
 	// PageLimit is the list page size (0: Ironic's default, up to 1000
 	// nodes per page; next links are followed).
@@ -131,6 +131,12 @@ type waiter struct {
 	known bool // base is set
 	base  nodeState
 	gone  bool // the node was absent when base was taken
+	// after, when set, is this provider's last write to the node, newer
+	// than the state the provisioner last read of it: the first list that
+	// started after it wakes the waiter, changed or not, so that the next
+	// pass sees what the write did (a change that happened before that list
+	// would otherwise become the baseline and be missed).
+	after time.Time
 	ch    chan struct{}
 }
 
@@ -188,6 +194,7 @@ type Watcher struct {
 	// of the next wait, so that a change between that read and the
 	// watcher's next tick still wakes the waiter.
 	seen     map[string]nodeState
+	seenAt   map[string]time.Time // when seen was recorded
 	snap     *snapshot
 	cur      *round
 	writes   map[string]time.Time // node uuid or name -> end of our last write
@@ -233,6 +240,7 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 		waiters:    map[*waiter]struct{}{},
 		cache:      map[string]nodeState{},
 		seen:       map[string]nodeState{},
+		seenAt:     map[string]time.Time{},
 		writes:     map[string]time.Time{},
 		portWrites: map[string]time.Time{},
 		interval:   opts.MinInterval,
@@ -257,6 +265,7 @@ func (w *Watcher) Stats() WatcherStats {
 func (w *Watcher) Saw(n *nodes.Node) {
 	w.mu.Lock()
 	w.seen[n.UUID] = stateOf(n)
+	w.seenAt[n.UUID] = time.Now()
 	w.mu.Unlock()
 }
 
@@ -399,6 +408,9 @@ func (w *Watcher) Wait(ctx context.Context, id string, d time.Duration) error {
 	} else if s, ok := w.cache[id]; ok {
 		wt.known, wt.base = true, s
 	}
+	if t := w.writes[id]; !t.IsZero() && t.After(w.seenAt[id]) {
+		wt.after = t
+	}
 	w.waiters[wt] = struct{}{}
 	if !w.running {
 		w.running = true
@@ -449,11 +461,15 @@ func (w *Watcher) loop() {
 		if w.stopIfIdle() {
 			return
 		}
+		// The interval runs from the start of the list: a list that took
+		// longer than the interval is followed by the next at once (one
+		// list in flight at a time, never more).
+		started := time.Now()
 		next := w.tick()
 		if w.stopIfIdle() {
 			return
 		}
-		timer.Reset(next)
+		timer.Reset(max(next-time.Since(started), 0))
 	}
 }
 
@@ -534,6 +550,16 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 		}
 		for wt := range w.waiters {
 			cur, present := states[wt.id]
+			if !wt.after.IsZero() && !r.start.Before(wt.after) {
+				// The first list since our write: the next pass decides.
+				if !wt.known || (present && !wt.gone && cur != wt.base) || (!present && !wt.gone) {
+					info.Changed = true
+				}
+				info.Woken++
+				close(wt.ch)
+				delete(w.waiters, wt)
+				continue
+			}
 			if !wt.known {
 				// First sight since the wait began: this is the baseline.
 				wt.known, wt.base, wt.gone = true, cur, !present
@@ -557,9 +583,11 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 		next := time.Duration(float64(w.interval) * w.opts.Backoff)
 		w.interval = min(next, w.opts.MaxInterval)
 	}
-	// Never list faster than Ironic answers: a busy Ironic (whose API and
-	// conductor may share one process) gets at least as long between two
-	// lists as the last one took.
+	// Never list faster than Ironic answers: the next list starts no
+	// sooner than the last one took after that one's start (the loop
+	// measures intervals from the start of a list), so a slow Ironic sees
+	// one list at a time, back to back at worst, as a client polling in a
+	// loop would.
 	if took := time.Since(r.start); !w.opts.FixedPace && r.err == nil && took > w.interval {
 		w.interval = min(took, w.opts.MaxInterval)
 	}

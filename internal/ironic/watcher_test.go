@@ -382,3 +382,51 @@ func TestWatcherPacesToListLatency(t *testing.T) {
 		t.Errorf("next tick in %v after a 30 ms list, want at least 30 ms", ti.Next)
 	}
 }
+
+// A wait after this provider wrote to a node ends at the first list that
+// started after the write, even when that list shows no change from the
+// state the watcher first sees: a node created and managed between two
+// ticks (enroll -> verifying -> manageable before anyone listed it) must
+// not leave its waiter sleeping until the timeout.
+func TestWatcherWakesOnFirstListAfterWrite(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	id := nodeID(0)
+	f.set(id, "provision_state", "manageable")
+	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: time.Millisecond, MaxInterval: time.Millisecond})
+	// Neither the provisioner nor the watcher has seen the node; the
+	// provisioner wrote to it (the manage request) and waits.
+	w.Wrote(id)
+	start := time.Now()
+	if err := w.Wait(context.Background(), id, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited > 10*time.Second {
+		t.Fatalf("waited %v: the first list after the write did not wake the waiter", waited)
+	}
+	if w.Stats().Wakeups != 1 {
+		t.Errorf("wakeups = %d, want 1", w.Stats().Wakeups)
+	}
+
+	// Once the provisioner has read the node after the write, a wait
+	// sleeps until the node changes again.
+	w.Saw(&nodes.Node{UUID: id, ProvisionState: "manageable", PowerState: "power off"})
+	done := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { done <- w.Wait(ctx, id, time.Minute) }()
+	for range 3 {
+		nextTick(t, ticks, func(ti TickInfo) bool { return ti.Waiters == 1 })
+	}
+	if len(done) != 0 {
+		t.Fatalf("woke without a change or a write: %v", <-done)
+	}
+	f.set(id, "provision_state", "inspecting")
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("change after the read not seen")
+	}
+}

@@ -52,14 +52,19 @@ type Provisioner struct {
 	// passes until the node is manageable do not send the same
 	// driver_info again.
 	credsWritten sync.Map
-	w            *Watcher
-	fastPoll     time.Duration
-	slowPoll     time.Duration
-	jitter       float64
-	rand         func() float64
+	// powerSent maps a node UUID to the last power request Ironic
+	// accepted for it (a powerRequest): see changePower.
+	powerSent sync.Map
+	w         *Watcher
+	fastPoll  time.Duration
+	slowPoll  time.Duration
+	jitter    float64
+	rand      func() float64
 	// stallTimeout (0: never) and now: see checkStall.
 	stallTimeout time.Duration
 	now          func() time.Time
+	// noDetails: Inspect returns no hardware details (WithoutInspectionDetails).
+	noDetails bool
 }
 
 var _ lifecycle.Provisioner = (*Provisioner)(nil)
@@ -82,6 +87,16 @@ func WithJitter(fraction float64, rnd func() float64) Option {
 			p.rand = rnd
 		}
 	}
+}
+
+// WithoutInspectionDetails makes Inspect finish without reading the
+// inspected hardware (GET /v1/nodes/{id}/inventory, else the node's
+// properties and ports): for a caller that keeps no HardwareDetails. The
+// provider is one: the baremetal_hardware data source reads the inventory
+// when a configuration asks for it, and an apply of N hosts saves N
+// requests.
+func WithoutInspectionDetails() Option {
+	return func(p *Provisioner) { p.noDetails = true }
 }
 
 // WithStallTimeout sets the stall limit (DefaultStallTimeout; 0 turns stall

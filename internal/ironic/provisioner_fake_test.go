@@ -287,6 +287,44 @@ func TestFakePowerOn(t *testing.T) {
 	}
 }
 
+// A power request Ironic accepted is not sent again while the node does not
+// show it yet (Ironic records target_power_state in a task it starts after
+// answering 202); after powerSettle without a sign, it is.
+func TestFakePowerRequestSettles(t *testing.T) {
+	now := time.Now()
+	p, srv := onFake(t, WithStallTimeout(0, func() time.Time { return now }))
+	h := fakeSpecHost("h1")
+	id := nodeIn(srv, h, "available", "")
+	srv.UpdateNode(id, func(n *nodes.Node) { n.PowerState = "power off" })
+	ctx := context.Background()
+	if res, err := p.PowerOn(ctx, h, false); err != nil || !res.Dirty {
+		t.Fatalf("first power on: %+v, %v", res, err)
+	}
+	// Ironic has not shown the request yet.
+	srv.UpdateNode(id, func(n *nodes.Node) { n.PowerState, n.TargetPowerState = "power off", "" })
+	if res, err := p.PowerOn(ctx, h, false); err != nil || !res.Dirty {
+		t.Fatalf("second pass: %+v, %v", res, err)
+	}
+	if n := srv.Count(http.MethodPut, "/states/power"); n != 1 {
+		t.Fatalf("%d power requests while the first settles, want 1", n)
+	}
+	now = now.Add(powerSettle + time.Second)
+	if res, err := p.PowerOn(ctx, h, false); err != nil || !res.Dirty {
+		t.Fatalf("after the settle time: %+v, %v", res, err)
+	}
+	if n := srv.Count(http.MethodPut, "/states/power"); n != 2 {
+		t.Fatalf("%d power requests after the settle time, want 2", n)
+	}
+	// Another target is never held back.
+	srv.UpdateNode(id, func(n *nodes.Node) { n.PowerState, n.TargetPowerState = "power on", "" })
+	if res, err := p.PowerOff(ctx, h, lifecycle.PowerHard, false); err != nil || !res.Dirty {
+		t.Fatalf("power off: %+v, %v", res, err)
+	}
+	if n := srv.Count(http.MethodPut, "/states/power"); n != 3 {
+		t.Fatalf("%d power requests, want 3", n)
+	}
+}
+
 // Delete: settled states delete at once; active and failed states go
 // through maintenance first (Ironic refuses them otherwise); working states
 // wait; a missing node is done.

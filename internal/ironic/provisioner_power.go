@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
@@ -14,14 +15,36 @@ import (
 // errSoftPowerOffUnsupported marks a 400 answer to "soft power off".
 var errSoftPowerOffUnsupported = errors.New("soft power off is unsupported by the BMC driver")
 
+// powerSettle is how long after Ironic accepted a power request (202) a
+// node that shows neither the new power state, nor a target power state,
+// nor an error is taken to be on its way rather than asked again: Ironic's
+// conductor records target_power_state in a task it starts after
+// answering, so the next list can still show the node as it was, and a
+// second request would only queue behind the first.
+const powerSettle = 30 * time.Second
+
+type powerRequest struct {
+	target nodes.TargetPowerState
+	at     time.Time
+}
+
 // changePower issues PUT states/power (BMO IR changePower). Power changes
-// wait while target_provision_state is set.
+// wait while target_provision_state is set, and while a request for the
+// same target is settling (powerSettle).
 func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *nodes.Node, target nodes.TargetPowerState) (lifecycle.Result, error) {
 	verb := string(target)
 	ps := node.ProvisionState
 	if node.TargetProvisionState != "" {
 		logDebug(ctx, "provision state change in progress, power change waits", h, node, verb)
 		return p.continuing(verb, ps, p.fastPoll), nil
+	}
+	if v, ok := p.powerSent.Load(node.UUID); ok {
+		sent := v.(powerRequest)
+		if sent.target == target && node.LastError == "" && p.now().Sub(sent.at) < powerSettle {
+			logDebug(ctx, "power request accepted, waiting for Ironic to show it", h, node, verb)
+			return p.continuing(verb, ps, p.fastPoll), nil
+		}
+		p.powerSent.Delete(node.UUID)
 	}
 	opts := nodes.PowerStateOpts{Target: target}
 	if target == nodes.SoftPowerOff || target == nodes.SoftRebooting {
@@ -32,6 +55,7 @@ func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *
 	p.wrote(ctx, node.UUID)
 	switch {
 	case err == nil:
+		p.powerSent.Store(node.UUID, powerRequest{target: target, at: p.now()})
 		p.nudge()
 		return p.continuing(verb, ps, p.fastPoll), nil
 	case isConflict(err):
@@ -53,6 +77,7 @@ func (p *Provisioner) PowerOn(ctx context.Context, h *lifecycle.Host, force bool
 	}
 	verb, ps := string(nodes.PowerOn), node.ProvisionState
 	if node.PowerState == powerOn {
+		p.powerSent.Delete(node.UUID)
 		return done(verb, ps), nil
 	}
 	if node.TargetPowerState == powerOn {
@@ -107,6 +132,7 @@ func (p *Provisioner) PowerOff(ctx context.Context, h *lifecycle.Host, mode life
 		return res, err
 	}
 	if node.PowerState == powerOff {
+		p.powerSent.Delete(node.UUID)
 		return done(string(nodes.PowerOff), ps), nil
 	}
 	if node.TargetPowerState == powerOff || node.TargetPowerState == softPowerOff {

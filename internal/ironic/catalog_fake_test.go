@@ -150,3 +150,23 @@ func TestFakeClaimWaitsWhileAllocating(t *testing.T) {
 		t.Fatalf("%d reads of the allocation, want it polled while allocating", n)
 	}
 }
+
+// A provisioner made WithoutInspectionDetails (the provider's) finishes an
+// inspection without reading the inventory, the node's properties or its
+// ports: one request fewer per host in an apply.
+func TestFakeInspectWithoutDetails(t *testing.T) {
+	p, srv := onFake(t, WithoutInspectionDetails())
+	h := fakeSpecHost("h1")
+	id := nodeIn(srv, h, "manageable", "")
+	now := time.Now()
+	srv.UpdateNode(id, func(n *nodes.Node) { n.InspectionFinishedAt = &now })
+	srv.SetInventory(id, map[string]any{"inventory": map[string]any{"cpu": map[string]any{"count": 8}}})
+	srv.ResetRequests()
+	res, _, d, err := p.Inspect(context.Background(), h, false, false)
+	if err != nil || res.Dirty || res.ErrorMessage != "" || d != nil {
+		t.Fatalf("%+v, %+v, %v", res, d, err)
+	}
+	if n := srv.Count(http.MethodGet, "/inventory") + srv.Count(http.MethodGet, "/ports"); n != 0 {
+		t.Errorf("%d inventory or port reads, want none", n)
+	}
+}

@@ -34,6 +34,10 @@ func (p *Provisioner) Inspect(ctx context.Context, h *lifecycle.Host, restartOnF
 			res, started, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetInspect})
 			return res, started, nil, err
 		}
+		if p.noDetails {
+			logInfo(ctx, "inspection done", h, node, "inspect")
+			return done("inspect", ps), false, nil, nil
+		}
 		details, err := p.hardwareDetails(ctx, node)
 		if err != nil {
 			return lifecycle.Result{Verb: "inspect", ProvisionState: ps}, false, nil, err

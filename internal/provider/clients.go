@@ -62,7 +62,10 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 		return nil, err
 	}
 	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{})
-	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil))
+	// The provider keeps no inspection details in a host's state (the
+	// baremetal_hardware data source reads them when asked): no GET of
+	// every inventory at the end of an inspection.
+	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil), ironic.WithoutInspectionDetails())
 	cat := ironic.NewCatalog(conn.Client, ironic.WithWatcher(w))
 	return &lifecycle.Clients{
 		Machine: &lifecycle.Machine{

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	_ "net/http/pprof" // served only when BAREMETAL_PPROF_ADDR is set
 	"os"
+	"runtime/debug"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -18,13 +19,24 @@ import (
 
 //go:generate scripts/docs.sh
 
+// defaultMemoryLimit is the provider's soft memory limit (see main).
+const defaultMemoryLimit = 48 << 20
+
 // version is set by goreleaser.
 var version = "dev"
 
 func main() {
-	var debug bool
-	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	var debugMode bool
+	flag.BoolVar(&debugMode, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
+
+	// A soft memory limit: one provider process serves every host of an
+	// apply, and Terraform runs it next to others; the garbage collector
+	// works harder near the limit instead of letting the heap double
+	// (GOMEMLIMIT, when set, wins).
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 
 	// Profiling for benchmarks (scripts/bench.sh): pprof on a loopback
 	// address. Never on by default.
@@ -34,7 +46,7 @@ func main() {
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/baremetal-tf/baremetal",
-		Debug:           debug,
+		Debug:           debugMode,
 		ProtocolVersion: 6,
 	})
 	if err != nil {

@@ -67,6 +67,14 @@ type WatcherOptions struct {
 	// than the interval (by default the interval grows to what the last
 	// list took). Intervals run from the start of a list.
 	FixedPace bool
+	// Batch, when set, spaces the ticks after a change or a Nudge by the
+	// time the recent rate of wakeups takes to gather min(Batch,
+	// hosts/BatchPer) wakeups, whenever that is at least 2 (hosts: the
+	// nodes the provisioner has read): with hundreds of hosts on a slow
+	// Ironic, one list then serves several wakeups rather than one, so the
+	// lists per host stay bounded however long the apply takes (a host
+	// wakes about five times in an apply). 0: no batching (MinInterval).
+	Batch int
 	// PageLimit is the list page size (0: Ironic's default, up to 1000
 	// nodes per page; next links are followed).
 	PageLimit int
@@ -206,7 +214,11 @@ type Watcher struct {
 	portWrites map[string]time.Time
 	running    bool
 	interval   time.Duration
-	kick       chan struct{} // Nudge / last waiter left
+	// rate is the recent rate of wakeups per second (a moving average over
+	// rounds), lastStart the start of the last round: see Batch.
+	rate      float64
+	lastStart time.Time
+	kick      chan struct{} // Nudge / last waiter left
 
 	ticks, lists, wakeups, rounds atomic.Int64
 }
@@ -368,13 +380,27 @@ func (w *Watcher) startRoundLocked(delay time.Duration, tick bool) *round {
 	return r
 }
 
-// Nudge makes the next tick come within MinInterval: call it after issuing
-// an Ironic verb.
+// Nudge makes the next tick come within MinInterval (or the batching
+// interval, see Batch): call it after issuing an Ironic verb.
 func (w *Watcher) Nudge() {
 	w.mu.Lock()
-	w.interval = w.opts.MinInterval
+	w.interval = w.fastLocked()
 	w.mu.Unlock()
 	w.signal()
+}
+
+// BatchPer is how many hosts make one wakeup of a Batch.
+const BatchPer = 20
+
+// fastLocked is the interval after a change or a Nudge: MinInterval, or
+// with Batch the time the recent wakeup rate takes to gather a batch.
+func (w *Watcher) fastLocked() time.Duration {
+	k := min(w.opts.Batch, len(w.seen)/BatchPer)
+	if k < 2 || w.rate <= 0 {
+		return w.opts.MinInterval
+	}
+	d := time.Duration(float64(k) / w.rate * float64(time.Second))
+	return min(max(d, w.opts.MinInterval), w.opts.MaxInterval)
 }
 
 func (w *Watcher) signal() {
@@ -575,10 +601,14 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 		}
 		// The cache also catches changes to nodes nobody waits on now.
 		w.cache = states
+		if dt := r.start.Sub(w.lastStart).Seconds(); !w.lastStart.IsZero() && dt > 0 {
+			w.rate = 0.7*w.rate + 0.3*float64(info.Woken)/dt
+		}
+		w.lastStart = r.start
 	}
 	switch {
 	case info.Changed:
-		w.interval = w.opts.MinInterval
+		w.interval = w.fastLocked()
 	case tick:
 		next := time.Duration(float64(w.interval) * w.opts.Backoff)
 		w.interval = min(next, w.opts.MaxInterval)

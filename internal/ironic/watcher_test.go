@@ -430,3 +430,38 @@ func TestWatcherWakesOnFirstListAfterWrite(t *testing.T) {
 		t.Fatal("change after the read not seen")
 	}
 }
+
+// With Batch, many hosts and a known wakeup rate space the fast ticks so
+// that one list gathers a batch of wakeups; few hosts keep MinInterval.
+func TestWatcherBatchInterval(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	w, _ := newTestWatcher(t, f, WatcherOptions{MinInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second, Batch: 5})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rate = 10 // wakeups per second
+	host := func(i int) { w.seen[nodeID(i)] = nodeState{} }
+	for i := range 39 {
+		host(i)
+	}
+	if d := w.fastLocked(); d != 100*time.Millisecond {
+		t.Errorf("39 hosts: %v, want MinInterval", d)
+	}
+	host(39)
+	if d := w.fastLocked(); d != 200*time.Millisecond {
+		t.Errorf("40 hosts: %v, want 2 wakeups at 10/s = 200ms", d)
+	}
+	for i := range 400 {
+		host(40 + i)
+	}
+	if d := w.fastLocked(); d != 500*time.Millisecond {
+		t.Errorf("440 hosts: %v, want Batch (5) wakeups at 10/s = 500ms", d)
+	}
+	w.rate = 0.1
+	if d := w.fastLocked(); d != 5*time.Second {
+		t.Errorf("slow rate: %v, want MaxInterval", d)
+	}
+	w.opts.Batch = 0
+	if d := w.fastLocked(); d != 100*time.Millisecond {
+		t.Errorf("no batching: %v, want MinInterval", d)
+	}
+}

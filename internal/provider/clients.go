@@ -61,7 +61,9 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{})
+	// Batch: with hundreds of hosts waiting on a slow Ironic, one list
+	// serves several wakeups (at most about one list per host per apply).
+	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{Batch: 5})
 	// The provider keeps no inspection details in a host's state (the
 	// baremetal_hardware data source reads them when asked): no GET of
 	// every inventory at the end of an inspection.

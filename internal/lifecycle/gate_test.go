@@ -300,3 +300,32 @@ func TestGateAutomatedCleaning(t *testing.T) {
 		t.Fatalf("b: %v %q busy=%d", r.Kind, b.Status.OperationalStatus, e.m.Gate.Busy())
 	}
 }
+
+// A host whose node finished cleaning waits for its power without a
+// capacity slot: it is not delayed behind hosts that want to clean.
+func TestGatePowerAfterCleaningNeedsNoSlot(t *testing.T) {
+	e := newEnv()
+	e.m.Gate = NewGate(1)
+	ctx := context.Background()
+	a, b := newHost(StateAvailable), newHost(StateAvailable)
+	a.Spec.Name, b.Spec.Name = "a", "b"
+	a.Spec.Online, b.Spec.Online = true, false
+
+	// a: cleaning done, power on asked and still on its way.
+	e.prov.on("PowerOn", busy10, busy10)
+	if r := e.m.Step(ctx, a); r.Kind != StepContinue || e.m.Gate.Holds("a") {
+		t.Fatalf("a: %v holds=%v", r.Kind, e.m.Gate.Holds("a"))
+	}
+	// b takes the only slot to clean.
+	e.prov.on("Provide", busy10)
+	if r := e.m.Step(ctx, b); r.Kind != StepContinue || !e.m.Gate.Holds("b") {
+		t.Fatalf("b: %v holds=%v", r.Kind, e.m.Gate.Holds("b"))
+	}
+	// a's next power pass goes on without the slot.
+	if r := e.m.Step(ctx, a); r.Kind == StepDelayed || a.Status.OperationalStatus == OperationalDelayed {
+		t.Fatalf("a delayed behind b's cleaning: %v", r.Kind)
+	}
+	if n := len(e.prov.callsTo("PowerOn")); n != 2 {
+		t.Fatalf("%d power on calls, want 2", n)
+	}
+}

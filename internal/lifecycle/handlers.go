@@ -142,15 +142,23 @@ func (p *pass) handleAvailable(ctx context.Context) StepResult {
 	// and provides it at the start of Provision.
 	// Automated cleaning is provisioning work like inspection: it takes a
 	// capacity slot, held while the node cleans (Step keeps it). A host
-	// whose node is available already holds it for one pass.
-	if !p.m.acquire(h) {
+	// whose node is available already holds it for one pass; once Provide
+	// has found the node available, the power passes that follow need no
+	// slot (they would otherwise queue behind hosts that want to clean).
+	if !h.provided && !p.m.acquire(h) {
 		return p.delayed()
 	}
 	res, err := p.m.Prov.Provide(ctx, h)
+	if h.provided && err == nil && res.Dirty {
+		// The node went back to work: the next pass takes a slot first.
+		h.provided = false
+		return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}
+	}
 	p.keepSlot = err == nil && res.Dirty
 	if r, done := p.outcome(res, err, ProvisioningError); !done {
 		return r
 	}
+	h.provided = true
 	return p.managePower(ctx)
 }
 

@@ -62,6 +62,7 @@ func (m *Machine) setState(ctx context.Context, h *Host, next State, extra map[s
 	}
 	maps.Copy(f, extra)
 	s.State = next
+	h.provided = false
 	hist := maps.Clone(s.OperationHistory)
 	if hist == nil {
 		hist = map[State]time.Time{}

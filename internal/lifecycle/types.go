@@ -238,6 +238,10 @@ type Host struct {
 	// clears it once the host is off. rebootHard records the fallback.
 	RebootRequested bool
 	rebootHard      bool
+	// provided: in this state, Provide found the node available (automated
+	// cleaning done), so the passes that follow (power) need no capacity
+	// slot. Cleared on every state change.
+	provided bool
 }
 
 // Result is what a Provisioner call returns (BMO's provisioner.Result):

@@ -19,9 +19,10 @@
 # provider are taken through BAREMETAL_PPROF_ADDR (BENCH_PPROF_PORT, 16408)
 # and their top lines written to bench/.
 #
-# Settings: IRONIC_PORT, BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
+# Settings: IRONIC_PORT, IRONIC_DB (sqlite), BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
 # BENCH_COMPARE, BENCH_COMPARE_MAX (compare at sizes up to this, all by
-# default), BENCH_GO_BENCH=0 (skip the Go benchmarks).
+# default), BENCH_GO_BENCH=0 (skip the Go benchmarks), BENCH_TF_LOG=DEBUG
+# (the provider's log of every step in the work directory it prints).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$here"
@@ -33,11 +34,15 @@ command -v bc >/dev/null || { apt-get update -qq && apt-get install -y -qq bc >/
 command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 >/dev/null; }
 out=$here/bench/results.txt
 bench_start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
-export IRONIC_PORT=${IRONIC_PORT:-6391} IRONIC_RUN_DIR=$here/.tools/run-bench
+# sqlite by default, as the issue's measurements: on MariaDB the same rig
+# made the floor about 5 times slower (bench/results.txt says which ran).
+export IRONIC_PORT=${IRONIC_PORT:-6391} IRONIC_RUN_DIR=$here/.tools/run-bench IRONIC_DB=${IRONIC_DB:-sqlite}
 "$here/scripts/ironic.sh" start
 work=$(mktemp -d)
-trap '"$here/scripts/ironic.sh" stop; kill $(jobs -p) 2>/dev/null || true' EXIT
+echo "bench: work directory $work" >&2
+trap 'cp "$("$here/scripts/ironic.sh" log)" "$work/ironic-api.log" 2>/dev/null || true; "$here/scripts/ironic.sh" stop; kill $(jobs -p) 2>/dev/null || true' EXIT
 endpoint=http://127.0.0.1:$IRONIC_PORT
 export BAREMETAL_ENDPOINT=$endpoint
 
@@ -109,7 +114,9 @@ measure() {
   local gate=$work/gate.$label r0 t0 t1
   : >"$gate"
   sampler "$gate" & local sp=$!
+  load=$(cut -d' ' -f1 /proc/loadavg)
   r0=$(ironic_count); t0=$(now)
+  if [ -n "${BENCH_TF_LOG:-}" ]; then export TF_LOG_PROVIDER=$BENCH_TF_LOG TF_LOG_PATH=$work/$label.tflog; fi
   if ! "$@" >"$work/$label.log" 2>&1; then
     kill $sp 2>/dev/null || true
     echo "bench: $label failed; last lines:" >&2; tail -30 "$work/$label.log" >&2
@@ -118,6 +125,10 @@ measure() {
   t1=$(now)
   kill $sp 2>/dev/null || true; wait $sp 2>/dev/null || true
   wall=$(secs "$t0" "$t1"); reqs=$(( $(ironic_count) - r0 ))
+  # The requests of this step, by method and path shape, for reading.
+  grep '" status: ' "$("$here/scripts/ironic.sh" log)" | grep -v 'sort_dir=desc' | tail -n +$((r0 + 1)) | head -n "$reqs" |
+    sed -E 's/.*"([A-Z]+) ([^ ?]*)[^ ]* HTTP[^"]*" status: ([0-9]+).*/\1 \2 \3/; s/[0-9a-f]{8}-[0-9a-f-]{27}/ID/g' |
+    sort | uniq -c | sort -rn >"$work/$label.reqs" || true
   peak=$(sort -n "$gate" | tail -1); peak=${peak:-0}
 }
 
@@ -125,9 +136,9 @@ run_floor() { # N RUN
   local n=$1 i=$2
   go build -o "$work/floor" ./bench/floor
   measure "floor-apply-$n-$i" "$work/floor" -endpoint "$endpoint" -hosts "$n" -prefix "floor$i" apply
-  echo "$n floor $i apply $wall $reqs $peak 0" >>"$work/rows"
+  echo "$n floor $i apply $wall $reqs $peak 0 $load" >>"$work/rows"
   measure "floor-destroy-$n-$i" "$work/floor" -endpoint "$endpoint" -hosts "$n" -prefix "floor$i" destroy
-  echo "$n floor $i destroy $wall $reqs $peak 0" >>"$work/rows"
+  echo "$n floor $i destroy $wall $reqs $peak 0 $load" >>"$work/rows"
 }
 
 run_provider() { # NAME N RUN
@@ -145,19 +156,22 @@ run_provider() { # NAME N RUN
       curl -fsS -m 20 -o "$work/heap-$n.pb.gz" "http://$BAREMETAL_PPROF_ADDR/debug/pprof/heap" || true ) & prof=$!
   fi
   measure "$name-apply-$n-$i" "$TF" -chdir="$dir" apply -auto-approve -input=false -parallelism="$n" -var hosts="$n"
-  local aw=$wall ar=$reqs ap=$peak
+  local aw=$wall ar=$reqs ap=$peak al=$load
   unset BAREMETAL_PPROF_ADDR
   [ -z "$prof" ] || wait $prof || true
   measure "$name-plan-$n-$i" "$TF" -chdir="$dir" plan -detailed-exitcode -input=false -var hosts="$n"
-  local pw=$wall pr=$reqs
+  local pw=$wall pr=$reqs pl=$load
   measure "$name-destroy-$n-$i" "$TF" -chdir="$dir" destroy -auto-approve -input=false -parallelism="$n" -var hosts="$n"
   kill $rp 2>/dev/null || true; wait $rp 2>/dev/null || true
   local kb; kb=$(cat "$rss")
-  echo "$n $name $i apply $aw $ar $ap $kb" >>"$work/rows"
-  echo "$n $name $i refresh $pw $pr 0 $kb" >>"$work/rows"
-  echo "$n $name $i destroy $wall $reqs $peak $kb" >>"$work/rows"
+  echo "$n $name $i apply $aw $ar $ap $kb $al" >>"$work/rows"
+  echo "$n $name $i refresh $pw $pr 0 $kb $pl" >>"$work/rows"
+  echo "$n $name $i destroy $wall $reqs $peak $kb $load" >>"$work/rows"
 }
 
+# The commit measured: the worktree as the provider is built from it.
+commit=$(git -C "$here" rev-parse --short HEAD)
+dirty=$(git -C "$here" status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
 mkdir -p "$here/.tools/bench-provider"
 variants="this"
 this_dir=$(provider_dir this work)
@@ -167,25 +181,14 @@ if [ -n "${BENCH_COMPARE:-}" ]; then
   printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$base_dir" >"$work/base.tfrc"
   variants="base this"
 fi
-largest=$(echo $sizes | tr ' ' '\n' | sort -n | tail -1)
-: >"$work/rows"
-for n in $sizes; do
-  k=1; [ "$n" -le "$median_max" ] && k=$runs
-  for i in $(seq 1 "$k"); do
-    echo "bench: N=$n run $i/$k" >&2
-    run_floor "$n" "$i"
-    for v in $variants; do
-      [ "$v" = base ] && [ "$n" -gt "${BENCH_COMPARE_MAX:-$n}" ] && continue
-      run_provider "$v" "$n" "$i"
-    done
-  done
-done
-
-commit=$(git -C "$here" rev-parse --short HEAD)
-dirty=$(git -C "$here" status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
+# report partial|final: writes bench/results.txt from the rows so far.
+report() {
 {
   echo "# make bench, $(date -u +%Y-%m-%dT%H:%MZ), commit $commit$dirty, $(nproc) cores, $(go version | cut -d' ' -f3)"
   echo "# Ironic $(dpkg-query -W -f '${Version}' ironic-api 2>/dev/null || echo '?'), database: $(grep -m1 '^connection' "$(dirname "$("$here/scripts/ironic.sh" log)")/ironic.conf" | sed 's/.*= *\([a-z+]*\):.*/\1/'), fake-hardware, $("$TF" version | head -1)"
+  echo "# Database: IRONIC_DB=${IRONIC_DB} (the bench's default is sqlite, as in the issue's own measurements; the"
+  echo "# same rig on MariaDB made the floor about 5 times slower, so sqlite leaves the requests, not the database, to compare)"
+  echo "# Load averages (1, 5, 15 min) at the start: $load_start; at this report: $(cut -d' ' -f1-3 /proc/loadavg)"
   [ -z "${BENCH_COMPARE:-}" ] || echo "# base = provider built from $(git -C "$here" rev-parse --short "$BENCH_COMPARE") ($BENCH_COMPARE), measured in the same run"
   echo
   python3 - "$work/rows" "$variants" <<'PY'
@@ -193,7 +196,7 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 variants = sys.argv[2].split()
 data = {}
-for n, who, run, phase, wall, reqs, peak, kb in rows:
+for n, who, run, phase, wall, reqs, peak, kb, *_ in rows:
     data.setdefault((int(n), who, phase), []).append((float(wall), int(reqs), int(peak), int(kb)))
 def med(n, who, phase, i):
     v = data.get((n, who, phase))
@@ -222,12 +225,12 @@ for n in sizes:
             med(n, who, "refresh", 0), med(n, who, "refresh", 1), d, d / fd,
             med(n, who, "destroy", 1) / n, mx(n, who, "apply", 3) / 1024))
 print()
-print("Every run (N who run phase wall requests gate-peak rss-kB):")
+print("Every run (N who run phase wall requests gate-peak rss-kB load-average-1min-at-start):")
 for r in rows:
     print("  " + " ".join(r))
 PY
 } >"$out.tmp"
-for f in "$work"/cpu-*.pb.gz "$work"/heap-*.pb.gz; do
+[ "$1" = final ] && for f in "$work"/cpu-*.pb.gz "$work"/heap-*.pb.gz; do
   [ -s "$f" ] || continue
   kind=$(basename "$f" .pb.gz)
   {
@@ -236,7 +239,7 @@ for f in "$work"/cpu-*.pb.gz "$work"/heap-*.pb.gz; do
     go tool pprof -top -nodecount=15 "$this_dir/provider.bin" "$f" 2>/dev/null | sed -n '1,22p'
   } >>"$out.tmp"
 done
-if [ "${BENCH_GO_BENCH:-1}" != 0 ]; then
+if [ "$1" = final ] && [ "${BENCH_GO_BENCH:-1}" != 0 ]; then
   {
     echo
     echo "## Go benchmarks"
@@ -244,6 +247,28 @@ if [ "${BENCH_GO_BENCH:-1}" != 0 ]; then
   } >>"$out.tmp"
 fi
 echo >>"$out.tmp"
-echo "(bench took $(( $(date +%s) - bench_start )) s)" >>"$out.tmp"
+if [ "$1" = final ]; then
+  echo "(bench took $(( $(date +%s) - bench_start )) s)" >>"$out.tmp"
+else
+  echo "(partial: measured up to N=$n after $(( $(date +%s) - bench_start )) s; the bench goes on)" >>"$out.tmp"
+fi
 mv "$out.tmp" "$out"
+}
+
+largest=$(echo $sizes | tr ' ' '\n' | sort -n | tail -1)
+: >"$work/rows"
+for n in $sizes; do
+  k=1; [ "$n" -le "$median_max" ] && k=$runs
+  for i in $(seq 1 "$k"); do
+    echo "bench: N=$n run $i/$k" >&2
+    run_floor "$n" "$i"
+    for v in $variants; do
+      [ "$v" = base ] && [ "$n" -gt "${BENCH_COMPARE_MAX:-$n}" ] && continue
+      run_provider "$v" "$n" "$i"
+    done
+  done
+  report partial
+done
+
+report final
 cat "$out"

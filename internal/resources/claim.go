@@ -143,6 +143,10 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 		}
 	}
 	resp.Schema = schema.Schema{
+		// The state 0.1.0 writes. A change that such states no longer decode
+		// into bumps it, with an upgrader (see internal/provider's
+		// TestStateV0StillDecodes).
+		Version: 0,
 		Description: "Claims one `available` host that matches a selector, as Metal3's Cluster API provider picks a " +
 			"BareMetalHost for a Metal3Machine. The claim is an Ironic allocation restricted to the matching hosts, so two " +
 			"claims never get the same host, also across concurrent applies and workspaces. Hosts in a failed state, in " +

@@ -90,6 +90,10 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 	hints.PlanModifiers = []planmodifier.Object{objectplanmodifier.RequiresReplace()}
 
 	resp.Schema = schema.Schema{
+		// The state 0.1.0 writes. A change that such states no longer decode
+		// into bumps it, with an upgrader (see internal/provider's
+		// TestStateV0StillDecodes).
+		Version: 0,
 		Description: "An operating system deployed on a `baremetal_host`, as the Metal3 Bare Metal Operator deploys a " +
 			"BareMetalHost's `spec.image`: the host goes `provisioning` -> `provisioned`, with a config drive built from " +
 			"`user_data`, `meta_data` and `network_data` (a live ISO boots with Ironic's ramdisk deploy and no config drive). " +

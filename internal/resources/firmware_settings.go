@@ -54,6 +54,10 @@ func (r *firmwareSettingsResource) Configure(_ context.Context, req resource.Con
 func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	optBool := func(desc string) schema.BoolAttribute { return schema.BoolAttribute{Optional: true, Description: desc} }
 	resp.Schema = schema.Schema{
+		// The state 0.1.0 writes. A change that such states no longer decode
+		// into bumps it, with an upgrader (see internal/provider's
+		// TestStateV0StillDecodes).
+		Version: 0,
 		Description: "The BIOS settings of one `baremetal_host`, as the Metal3 Bare Metal Operator's HostFirmwareSettings: " +
 			"validated against the host's BIOS schema (Ironic's registry, else the BMC's Redfish AttributeRegistry) before " +
 			"anything is sent, at plan time when the host exists, and applied as Ironic's `bios.apply_configuration` step " +

@@ -89,6 +89,10 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 		return schema.StringAttribute{Computed: true, Description: desc}
 	}
 	resp.Schema = schema.Schema{
+		// The state 0.1.0 writes. A change that such states no longer decode
+		// into bumps it, with an upgrader (see internal/provider's
+		// TestStateV0StillDecodes).
+		Version: 0,
 		Description: "Updates firmware components of one `baremetal_host` from image URLs, as the Metal3 Bare Metal Operator's " +
 			"HostFirmwareComponents `updates`. With Ironic's firmware API (API 1.86+) the updates run as Ironic's " +
 			"`firmware.update` step: in a manual clean on an available host, or a service on a provisioned one (API 1.87+). " +

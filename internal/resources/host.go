@@ -52,6 +52,10 @@ func computedString(desc string) schema.StringAttribute {
 
 func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		// The state 0.1.0 writes. A change that such states no longer decode
+		// into bumps it, with an upgrader (see internal/provider's
+		// TestStateV0StillDecodes).
+		Version: 0,
 		Description: "A bare-metal host registered in Ironic, taken through the Metal3 Bare Metal Operator's states: " +
 			"registering, inspecting, preparing, then `available` (or `externally provisioned`), powered per `online`. " +
 			"Destroy follows the operator's delete rules (powering off before delete, then deleting), with forward progress.",

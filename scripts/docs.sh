@@ -10,3 +10,25 @@ export TF_CLI_CONFIG_FILE="$here/.tools/terraformrc"
 : >"$TF_CLI_CONFIG_FILE"
 "$tf" fmt -recursive examples/
 go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs@v0.25.0 generate --provider-name baremetal
+# README's "Measured" figures: the table of the last benchmark run, copied
+# from bench/results.txt between the bench markers.
+python3 - <<'PY'
+import re
+results = open("bench/results.txt").read().splitlines()
+head = [l[2:] for l in results[:2] if l.startswith("# ")]
+start = next((i for i, l in enumerate(results) if l.startswith("Medians")), None)
+table = []
+if start is not None:
+    for l in results[start:]:
+        if not l.strip() and any(t.startswith("|") for t in table):
+            break
+        table.append(l)
+lines = [f"From `bench/results.txt` ({'; '.join(head)}):", ""]
+for l in table:
+    lines.append(l if l.startswith("|") or not l.strip() else l + "  ")
+block = "\n".join(lines).rstrip() + "\n"
+readme = open("README.md").read()
+new = re.sub(r"(<!-- bench:begin[^\n]*-->\n).*?(<!-- bench:end -->)", lambda m: m.group(1) + block + m.group(2), readme, flags=re.S)
+if new != readme:
+    open("README.md", "w").write(new)
+PY

@@ -18,8 +18,9 @@ if ! "$golangci" version 2>/dev/null | grep -q "version $golangci_version "; the
   GOBIN="$here/.tools/bin" go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$golangci_version"
 fi
 "$golangci" run ./...
-# docs/ and examples/ must be what make docs generates. Lint only reads the
-# tree: generate into a copy of it (tracked and new files) and compare.
+# docs/, examples/ and README's benchmark table must be what make docs
+# generates. Lint only reads the tree: generate into a copy of it (tracked
+# and new files) and compare.
 copy=$(mktemp -d)
 trap 'rm -rf "$copy"' EXIT
 git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test -e "{}" && printf "%s\0" "{}"' |
@@ -27,9 +28,9 @@ git ls-files -z --cached --others --exclude-standard | xargs -0 -I{} sh -c 'test
 export TERRAFORM=$(scripts/terraform.sh)
 mkdir -p "$copy/.tools"
 (cd "$copy" && scripts/docs.sh >/dev/null)
-stale=$(diff -ruN docs "$copy/docs"; diff -ruN examples "$copy/examples") || true
+stale=$(diff -ruN docs "$copy/docs"; diff -ruN examples "$copy/examples"; diff -u README.md "$copy/README.md") || true
 if [ -n "$stale" ]; then
-  echo "lint: docs/ or examples/ are not what 'make docs' generates; run make docs and commit. Differences (- tree, + generated):"
+  echo "lint: docs/, examples/ or README.md are not what 'make docs' generates; run make docs and commit. Differences (- tree, + generated):"
   echo "$stale" | head -60
   exit 1
 fi

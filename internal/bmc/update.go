@@ -38,6 +38,10 @@ type UpdateOptions struct {
 	MaxPollInterval time.Duration
 	// Progress, if set, is called after every poll.
 	Progress func(UpdateTask)
+	// OnPending, if set, is called once when the task is Pending: the BMC
+	// staged the image and applies it at the next boot (BIOS and device
+	// firmware on most BMCs), so the caller reboots the system.
+	OnPending func() error
 }
 
 // ErrUpdateFailed is the kind of an update task that ended in failure.
@@ -154,6 +158,13 @@ func (c *RedfishClient) UpdateFirmware(ctx context.Context, target FirmwareCompo
 			opts.Progress(task)
 		}
 		switch schemas.TaskState(task.State) {
+		case schemas.PendingTaskState:
+			if opts.OnPending != nil {
+				if err := opts.OnPending(); err != nil {
+					return task, fmt.Errorf("rebooting the system to apply the staged update (task %s): %w", uri, err)
+				}
+				opts.OnPending = nil
+			}
 		case schemas.CompletedTaskState:
 			if task.Status == string(schemas.CriticalHealth) {
 				return task, c.taskFailed(op, task)
@@ -189,6 +200,19 @@ func taskOf(uri string, t *schemas.Task) UpdateTask {
 		out.Message = t.Messages[n-1].Message
 	}
 	return out
+}
+
+// ResetSystem sends ComputerSystem.Reset of resetType (On, ForceOff,
+// ForceRestart, ...) to systemID.
+func (c *RedfishClient) ResetSystem(systemID, resetType string) error {
+	sys, err := c.system(systemID)
+	if err != nil {
+		return err
+	}
+	if _, err := sys.Reset(schemas.ResetType(resetType)); err != nil {
+		return c.wrap("reset system "+sys.ID+" ("+resetType+")", err)
+	}
+	return nil
 }
 
 // VerifyImage downloads url and compares its digest with want (a lower-case

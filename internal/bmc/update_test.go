@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,46 @@ func TestVerifyImage(t *testing.T) {
 	}
 	if err := VerifyImage(ctx, nil, srv.URL+"/nope.bin", "sha256", strings.Repeat("0", 64)); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
 		t.Errorf("missing image: %v", err)
+	}
+}
+
+// TestUpdateFirmwareStagedForBoot: a BMC that stages the image keeps the
+// task Pending until the system boots; OnPending is called once, and after
+// the reset the task completes with the new version.
+func TestUpdateFirmwareStagedForBoot(t *testing.T) {
+	srv := startSim(t, sim.Options{})
+	if err := srv.SetFaults("sys-0", sim.Faults{UpdateAtBoot: true}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	c, err := ConnectRedfish(ctx, testConfig(srv, "sys-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	items, _ := c.Firmware("sys-0")
+	item, err := ResolveFirmwareComponent(items, "bios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resets := 0
+	var states []string
+	task, err := c.UpdateFirmware(ctx, item, "http://images/bios-4.0.0.bin", UpdateOptions{
+		PollInterval: time.Millisecond, MaxPollInterval: time.Millisecond,
+		Progress: func(t UpdateTask) { states = append(states, t.State) },
+		OnPending: func() error {
+			resets++
+			return c.ResetSystem("sys-0", "On")
+		},
+	})
+	if err != nil || task.State != "Completed" || resets != 1 {
+		t.Fatalf("task %+v, resets %d, err %v (states %v)", task, resets, err, states)
+	}
+	if !slices.Contains(states, "Pending") {
+		t.Errorf("never Pending: %v", states)
+	}
+	st, _ := srv.State("sys-0")
+	if st.Firmware["BIOS"] != "4.0.0" || st.PowerState != "On" || !slices.Equal(st.Resets, []string{"On"}) {
+		t.Errorf("after: firmware %v, power %s, resets %v", st.Firmware, st.PowerState, st.Resets)
 	}
 }

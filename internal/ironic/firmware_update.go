@@ -98,15 +98,40 @@ func (c *Catalog) BMCUpdate(ctx context.Context, id string, access lifecycle.BMC
 		return res, err
 	}
 	res.Target, res.PreviousVersion = item.ID, item.Version
+	report := func(t lifecycle.FirmwareTask) {
+		if progress != nil {
+			t.Component, t.Target = u.Component, item.ID
+			progress(t)
+		}
+	}
+	powerOffAfter := false
 	task, err := rc.UpdateFirmware(ctx, item, u.URL, bmc.UpdateOptions{
 		PollInterval: c.taskPoll,
 		Progress: func(t bmc.UpdateTask) {
-			if progress != nil {
-				progress(lifecycle.FirmwareTask{Component: u.Component, Target: item.ID, State: t.State, Percent: t.Percent, Message: t.Message})
+			report(lifecycle.FirmwareTask{State: t.State, Percent: t.Percent, Message: t.Message})
+		},
+		// The BMC staged the image for the next boot: boot the host, as
+		// Ironic's redfish firmware interface reboots after an update. A
+		// host that was off is powered off again afterwards.
+		OnPending: func() error {
+			facts, err := rc.SystemFacts(systemID)
+			if err != nil {
+				return err
 			}
+			reset := "ForceRestart"
+			if facts.PowerState != "On" {
+				reset, powerOffAfter = "On", true
+			}
+			report(lifecycle.FirmwareTask{State: "Pending", Percent: -1, Message: "the BMC staged the image for the next boot: resetting the system (" + reset + ")"})
+			return rc.ResetSystem(systemID, reset)
 		},
 	})
 	res.Message = task.Message
+	if powerOffAfter {
+		if perr := rc.ResetSystem(systemID, "ForceOff"); perr != nil && err == nil {
+			err = fmt.Errorf("the update finished, but powering the host off again failed: %w", perr)
+		}
+	}
 	if err != nil {
 		return res, err
 	}

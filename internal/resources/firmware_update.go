@@ -98,7 +98,9 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"`firmware.update` step: in a manual clean on an available host, or a service on a provisioned one (API 1.87+). " +
 			"Otherwise they go through the host's BMC (Redfish `UpdateService.SimpleUpdate`, needs `bmc`), one after the " +
 			"other, with the Ironic node in maintenance for the duration so that Ironic's power state sync does not fight " +
-			"the BMC's reboots; the node is taken out of maintenance afterwards, also after a failure. Task progress is " +
+			"the BMC's reboots; when the BMC stages an image for the next boot (task Pending), the host is reset to apply " +
+			"it (a host that was off is powered off again). The node is taken out of maintenance afterwards, also after a " +
+			"failure. Task progress is " +
 			"logged; a failure reports the BMC's task message. Changing anything but `bmc` and `timeouts` replaces the " +
 			"resource (updates again); destroying it forgets it and leaves the firmware as it is.",
 		Attributes: map[string]schema.Attribute{

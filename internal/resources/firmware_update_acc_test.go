@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,9 +71,10 @@ func notInMaintenance(t *testing.T, sc *gophercloud.ServiceClient, name string) 
 // TestAccFirmwareUpdate_redfish: Ironic 21.4 (API 1.82) has no firmware
 // API, so baremetal_firmware_update goes through the simulator's
 // UpdateService with the node in maintenance for the duration:
-//   - success (sys-0, BIOS, image checksum checked first): the version in
-//     the baremetal_firmware data source changed, the node is out of
-//     maintenance;
+//   - success (sys-0, BIOS, image checksum checked first, staged by the BMC
+//     until the host boots: the provider powers it on, then off again): the
+//     version in the baremetal_firmware data source changed, the node is
+//     out of maintenance;
 //   - slow task (sys-2, BMC, four polls): the task's percent is logged as it
 //     moves;
 //   - failure (sys-1): the apply fails with the BMC's task message naming
@@ -89,6 +91,11 @@ func TestAccFirmwareUpdate_redfish(t *testing.T) {
 	srv, _ := acctest.StartSim(t, 3, "admin", "password")
 	const failure = "Image signature verification failed (simulated BMC)"
 	if err := srv.SetFaults("sys-1", sim.Faults{UpdateFailure: failure}); err != nil {
+		t.Fatal(err)
+	}
+	// sys-0's BMC stages the BIOS image for the next boot, as real BMCs
+	// do: the provider boots the (powered off) host and powers it off again.
+	if err := srv.SetFaults("sys-0", sim.Faults{UpdateAtBoot: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.SetFaults("sys-2", sim.Faults{UpdateTaskPolls: 4}); err != nil {
@@ -127,6 +134,16 @@ data "baremetal_firmware" "after" {
 						"id": "sys-0-BIOS", "version": "3.1.4",
 					}),
 					notInMaintenance(t, sc, prefix+"-0"),
+					func(*terraform.State) error {
+						st, err := srv.State("sys-0")
+						if err != nil {
+							return err
+						}
+						if st.PowerState != sim.PowerOff || len(st.Resets) < 2 || !slices.Equal(st.Resets[len(st.Resets)-2:], []string{"On", "ForceOff"}) {
+							return fmt.Errorf("sys-0 after the staged update: power %s, resets %v; want booted then off", st.PowerState, st.Resets)
+						}
+						return nil
+					},
 					notInMaintenance(t, sc, prefix+"-2"),
 					func(*terraform.State) error {
 						return progressLogged(logDir, t.Name(), "sys-2-BMC", []string{"25", "50", "75"})

@@ -33,6 +33,11 @@ type Faults struct {
 	// tasks answer Running (PercentComplete moving up) before they end,
 	// instead of Options.TaskPolls: a slow update.
 	UpdateTaskPolls int `json:"update_task_polls,omitempty"`
+	// UpdateAtBoot makes the system's update tasks stage the image, as
+	// BMCs do for BIOS and device firmware: after their polls they stay
+	// Pending ("applies at the next boot") until the system boots (a reset
+	// that powers it on), then complete on the next poll.
+	UpdateAtBoot bool `json:"update_at_boot,omitempty"`
 }
 
 type faultsJSON struct {
@@ -44,6 +49,7 @@ type faultsJSON struct {
 	Unreachable      bool   `json:"unreachable,omitempty"`
 	UpdateFailure    string `json:"update_failure,omitempty"`
 	UpdateTaskPolls  int    `json:"update_task_polls,omitempty"`
+	UpdateAtBoot     bool   `json:"update_at_boot,omitempty"`
 }
 
 // MarshalJSON writes Delay as delay_ms (milliseconds).
@@ -51,7 +57,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 	return json.Marshal(faultsJSON{
 		WrongCredentials: f.WrongCredentials, ErrorBurst: f.ErrorBurst, ErrorStatus: f.ErrorStatus,
 		DelayMS: f.Delay.Milliseconds(), PowerStuck: f.PowerStuck, Unreachable: f.Unreachable,
-		UpdateFailure: f.UpdateFailure, UpdateTaskPolls: f.UpdateTaskPolls,
+		UpdateFailure: f.UpdateFailure, UpdateTaskPolls: f.UpdateTaskPolls, UpdateAtBoot: f.UpdateAtBoot,
 	})
 }
 
@@ -64,7 +70,7 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 	*f = Faults{
 		WrongCredentials: j.WrongCredentials, ErrorBurst: j.ErrorBurst, ErrorStatus: j.ErrorStatus,
 		Delay: time.Duration(j.DelayMS) * time.Millisecond, PowerStuck: j.PowerStuck, Unreachable: j.Unreachable,
-		UpdateFailure: j.UpdateFailure, UpdateTaskPolls: j.UpdateTaskPolls,
+		UpdateFailure: j.UpdateFailure, UpdateTaskPolls: j.UpdateTaskPolls, UpdateAtBoot: j.UpdateAtBoot,
 	}
 	return nil
 }

@@ -354,7 +354,9 @@ type task struct {
 	polls      int
 	total      int    // polls answered Running before the end
 	failure    string // the end is Exception with this message, if set
-	state      string // Running, Completed, Exception
+	atBoot     bool   // staged: Pending until the system boots again
+	boot       int    // the system's boot count when the task started
+	state      string // Running, Pending, Completed, Exception
 	started    time.Time
 }
 
@@ -406,6 +408,7 @@ func (s *Server) handleSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 		id: strconv.Itoa(s.nextTask), sys: sys.id, comp: comp, image: body.ImageURI,
 		newVersion: nextVersion(body.ImageURI, sys.firmware[comp]), state: "Running", started: time.Now(),
 		total: s.opts.TaskPolls, failure: sys.faults.UpdateFailure,
+		atBoot: sys.faults.UpdateAtBoot, boot: sys.bootCount,
 	}
 	if sys.faults.UpdateTaskPolls > 0 {
 		t.total = sys.faults.UpdateTaskPolls
@@ -425,10 +428,12 @@ func taskURI(id string) string { return v1 + "/TaskService/Tasks/" + id }
 // with the new version installed, or Exception when the system's
 // Faults.UpdateFailure was set at SimpleUpdate; s.mu held.
 func (s *Server) pollTask(t *task) {
-	if t.state != "Running" {
+	if t.state != "Running" && t.state != "Pending" {
 		return
 	}
-	t.polls++
+	if t.polls < t.total {
+		t.polls++
+	}
 	if t.polls < t.total {
 		return
 	}
@@ -436,8 +441,13 @@ func (s *Server) pollTask(t *task) {
 		t.state = "Exception"
 		return
 	}
+	sys := s.systems[t.sys]
+	if t.atBoot && (sys == nil || sys.bootCount == t.boot) {
+		t.state = "Pending"
+		return
+	}
 	t.state = "Completed"
-	if sys := s.systems[t.sys]; sys != nil {
+	if sys != nil {
 		sys.firmware[t.comp] = t.newVersion
 	}
 }
@@ -452,6 +462,12 @@ func (s *Server) taskJSON(t *task) map[string]any {
 	switch t.state {
 	case "Running":
 		pct = 100 * t.polls / t.total
+	case "Pending":
+		pct = 100 * (t.total - 1) / t.total
+		msg = map[string]any{
+			"MessageId": "Update.1.0.AwaitToActivate",
+			"Message":   "The image for " + t.comp + " is staged and applies at the next boot of " + t.sys,
+		}
 	case "Completed":
 		msg = map[string]any{
 			"MessageId": "Update.1.0.UpdateSuccessful",
@@ -485,7 +501,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) (map[string]any
 		return nil, false
 	}
 	s.pollTask(t)
-	return s.taskJSON(t), t.state == "Running"
+	return s.taskJSON(t), t.state == "Running" || t.state == "Pending"
 }
 
 func (s *Server) handleTask(w http.ResponseWriter, r *http.Request) {

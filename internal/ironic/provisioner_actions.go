@@ -142,6 +142,7 @@ func (p *Provisioner) propertiesAndPorts(ctx context.Context, node *nodes.Node, 
 	for _, pt := range all {
 		d.NICs = append(d.NICs, lifecycle.NIC{MAC: pt.Address, PXE: pt.PXEEnabled})
 	}
+	d.NICsArePorts = true
 	return d, nil
 }
 

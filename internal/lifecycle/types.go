@@ -268,6 +268,9 @@ type HardwareDetails struct {
 	RAMMebibytes int
 	NICs         []NIC
 	Storage      []Disk
+	// NICsArePorts says the NICs were read from the node's Ironic ports
+	// (no inventory): there is no port to add for them.
+	NICsArePorts bool
 }
 
 // NIC is one inspected network interface.

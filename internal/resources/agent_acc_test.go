@@ -451,6 +451,20 @@ func TestAccAgent_inspection(t *testing.T) {
 				resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"name": "eno2", "mac": p.NICs[1].MAC}),
 				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "cpu.count", fmt.Sprint(cpus)),
 				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "cpu.model", p.CPU.Model),
+				// Every NIC the agent reported is an Ironic port (BMO
+				// registers inspected NICs as ports).
+				func(*terraform.State) error {
+					macs, err := nodePortMACs(t, name)
+					if err != nil {
+						return err
+					}
+					for _, nic := range p.NICs {
+						if !slices.Contains(macs, strings.ToLower(nic.MAC)) {
+							return fmt.Errorf("inspected NIC %s %s is not a port of the node (ports %v)", nic.Name, nic.MAC, macs)
+						}
+					}
+					return nil
+				},
 				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "storage.#", fmt.Sprint(len(p.Disks))),
 				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "system_vendor.manufacturer", p.Manufacturer),
 				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "system_vendor.serial_number", p.SerialNumber),

@@ -246,6 +246,9 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 	h := &lifecycle.Host{Spec: spec}
 	plan.applyDay2(h)
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
+	if err == nil {
+		err = plan.syncPorts(ctx, r.machine(), h)
+	}
 	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {
 		hostErrorDiag(&resp.Diagnostics, "Creating host "+spec.Name, err)
@@ -277,7 +280,7 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	}
 	state.readObserved(obs)
 	state.setStatus(h, &obs)
-	state.readDay2(obs)
+	resp.Diagnostics.Append(state.readDay2(ctx, r.machine(), h, obs)...)
 	if state.LastUpdated.IsNull() {
 		state.LastUpdated = types.StringValue(timeString(obs.UpdatedAt))
 	}
@@ -324,6 +327,9 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
+	if err == nil {
+		err = plan.syncPorts(ctx, r.machine(), h)
+	}
 	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
 	if err != nil {
 		hostErrorDiag(&resp.Diagnostics, "Updating host "+spec.Name, err)

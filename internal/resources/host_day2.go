@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"context"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -16,10 +18,12 @@ type hostDay2Model struct {
 	RebootTrigger  types.String `tfsdk:"reboot_trigger"`
 	Detached       types.Bool   `tfsdk:"detached"`
 	InspectTrigger types.String `tfsdk:"inspect_trigger"`
+	Ports          types.Set    `tfsdk:"ports"`
 }
 
 // addDay2Attributes adds the day-2 arguments to the host schema.
 func addDay2Attributes(attrs map[string]schema.Attribute) {
+	attrs["ports"] = portsAttribute()
 	attrs["inspect_trigger"] = schema.StringAttribute{
 		Optional: true,
 		Description: "Any string; changing it inspects the host again in place, as the Bare Metal Operator's `inspect.metal3.io` annotation " +
@@ -55,7 +59,7 @@ func (m *hostModel) applyDay2(h *lifecycle.Host) {
 // maintenance with the provider's detach reason is detached (so an
 // imported detached node reads as detached, and a maintenance ended
 // behind Terraform's back shows as drift).
-func (m *hostModel) readDay2(obs lifecycle.Observation) {
+func (m *hostModel) readDay2(ctx context.Context, machine *lifecycle.Machine, h *lifecycle.Host, obs lifecycle.Observation) diag.Diagnostics {
 	detached := obs.Maintenance && obs.MaintenanceReason == lifecycle.DetachReason
 	m.Detached = types.BoolValue(detached)
 	switch {
@@ -64,6 +68,7 @@ func (m *hostModel) readDay2(obs lifecycle.Observation) {
 	case m.OperationalStatus.ValueString() == string(lifecycle.OperationalDetached):
 		m.OperationalStatus = types.StringValue(string(lifecycle.OperationalOK))
 	}
+	return m.readPorts(ctx, machine, h)
 }
 
 // day2Requests turns the day-2 arguments that changed between state and

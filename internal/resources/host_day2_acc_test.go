@@ -310,3 +310,138 @@ data "baremetal_hardware" "test" {
 		},
 	})
 }
+
+// portDetails reads the node's ports with every field, as
+// GET /v1/ports?node=<name>&detail=true does, keyed by MAC.
+func portDetails(t *testing.T, name string) (map[string]ports.Port, error) {
+	ctx := context.Background()
+	pages, err := ports.ListDetail(acctest.Ironic(t), ports.ListOpts{Node: name}).AllPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := ports.ExtractPorts(pages)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]ports.Port{}
+	for _, p := range all {
+		out[strings.ToLower(p.Address)] = p
+	}
+	return out, nil
+}
+
+// ports: per-MAC pxe_enabled, physical_network and local_link_connection
+// reach Ironic's ports (the host is available, so the provider opens a
+// maintenance window for the change and closes it); a change made in
+// Ironic behind Terraform's back shows in the plan, and the next apply
+// puts it back. Bad MACs and switch ids fail at plan, naming the value.
+func TestAccHostDay2_ports(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-ports")
+	srv := startSim(t, 1, bmcUser, "ports-pass")
+	addr := bmcAddress(srv, "sys-0")
+	nics := srv.profiles["sys-0"].NICs
+	mac0, mac1 := nics[0].MAC, nics[1].MAC
+	portsHCL := func(mac0, switchID string) string {
+		return fmt.Sprintf(`  ports = [
+    {
+      mac              = %q
+      pxe_enabled      = true
+      physical_network = "provisioning"
+      local_link_connection = {
+        switch_id   = %q
+        port_id     = "Ethernet1/7"
+        switch_info = "tor-r1"
+      }
+    },
+    {
+      mac         = %q
+      pxe_enabled = false
+    },
+  ]`, mac0, switchID, strings.ToUpper(mac1))
+	}
+	config := bmcHost(name, addr, bmcUser, "ports-pass", "", portsHCL(mac0, "AA:BB:CC:00:11:22"))
+	inIronic := func(portID string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			got, err := portDetails(t, name)
+			if err != nil {
+				return err
+			}
+			p0, p1 := got[mac0], got[mac1]
+			llc := p0.LocalLinkConnection
+			if !p0.PXEEnabled || p0.PhysicalNetwork != "provisioning" || llc["switch_id"] != "aa:bb:cc:00:11:22" ||
+				llc["port_id"] != portID || llc["switch_info"] != "tor-r1" {
+				return fmt.Errorf("port %s in Ironic: pxe %v physnet %q llc %v", mac0, p0.PXEEnabled, p0.PhysicalNetwork, llc)
+			}
+			if p1.UUID == "" || p1.PXEEnabled {
+				return fmt.Errorf("port %s in Ironic: %+v", mac1, p1)
+			}
+			n, err := nodes.Get(context.Background(), acctest.Ironic(t), name).Extract()
+			if err != nil {
+				return err
+			}
+			if n.Maintenance {
+				return fmt.Errorf("node left in maintenance (%q)", n.MaintenanceReason)
+			}
+			t.Logf("Ironic ports of %s: %s pxe=%v physical_network=%q local_link_connection=%v", name, mac0, p0.PXEEnabled, p0.PhysicalNetwork, llc)
+			return nil
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config:      bmcHost(name, addr, bmcUser, "ports-pass", "", portsHCL(mac0, "switch-1")),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)ports.*"switch-1" is not a switch id`),
+			},
+			{
+				Config:      bmcHost(name, addr, bmcUser, "ports-pass", "", portsHCL("52:54:00:zz:00:01", "AA:BB:CC:00:11:22")),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`"52:54:00:zz:00:01" is not a MAC address`),
+			},
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "ports.#", "2"),
+					inIronic("Ethernet1/7"),
+				),
+			},
+			{ // Someone re-cables the port in Ironic: the plan shows it.
+				PreConfig: func() {
+					ctx := context.Background()
+					sc := acctest.Ironic(t)
+					got, err := portDetails(t, name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := nodes.SetMaintenance(ctx, sc, name, nodes.MaintenanceOpts{Reason: "out of band"}).ExtractErr(); err != nil {
+						t.Fatal(err)
+					}
+					_, err = ports.Update(ctx, sc, got[mac0].UUID, ports.UpdateOpts{ports.UpdateOperation{
+						Op: ports.ReplaceOp, Path: "/local_link_connection/port_id", Value: "Ethernet9/9",
+					}}).Extract()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := nodes.UnsetMaintenance(ctx, sc, name).ExtractErr(); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{ // And the next apply puts it back.
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: inIronic("Ethernet1/7"),
+			},
+		},
+	})
+}

@@ -65,6 +65,22 @@ var macRE = regexp.MustCompile(`^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$`)
 // MAC accepts an Ethernet MAC address written as Ironic and BMO expect it:
 // six colon-separated hex pairs (not dashes, dots or longer hardware
 // addresses, which Go's net.ParseMAC would take).
+// datapathIDRE is an OpenFlow datapath id (16 hex digits), which Ironic
+// takes as a switch_id besides a MAC.
+var datapathIDRE = regexp.MustCompile(`^[0-9A-Fa-f]{16}$`)
+
+// SwitchID checks a port's local_link_connection.switch_id as Ironic does
+// (utils.validate_and_normalize_mac or validate_and_normalize_datapath_id).
+func SwitchID() validator.String {
+	return New("a switch MAC address (or a 16-hex-digit OpenFlow datapath id)", func(s string) error {
+		if macRE.MatchString(s) || datapathIDRE.MatchString(s) {
+			return nil
+		}
+		return fmt.Errorf("%q is not a switch id: Ironic wants the switch's MAC address, such as 52:54:00:12:34:56 "+
+			"(or an OpenFlow datapath id of 16 hex digits)", s)
+	})
+}
+
 func MAC() validator.String {
 	return New("a MAC address such as 52:54:00:12:34:56", func(s string) error {
 		if !macRE.MatchString(s) {

@@ -23,6 +23,10 @@ func TestValidators(t *testing.T) {
 		{Duration(), "5 minutes", "not a duration"},
 		{Duration(), "-5s", "negative"},
 		{MAC(), "52:54:00:12:34:56", ""},
+		{SwitchID(), "AA:bb:cc:dd:ee:0f", ""},
+		{SwitchID(), "0123456789abcDEF", ""},
+		{SwitchID(), "switch-1", `"switch-1" is not a switch id`},
+		{SwitchID(), "aa:bb:cc:dd:ee", "not a switch id"},
 		{MAC(), "52:54:00:12:34", "not a MAC address"},
 		{MAC(), "00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01", "not a MAC address"},
 	}

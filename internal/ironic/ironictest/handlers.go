@@ -47,6 +47,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("POST /v1/ports", s.createPort)
 	s.mux.HandleFunc("GET /v1/ports", s.listPorts)
 	s.mux.HandleFunc("GET /v1/ports/detail", s.listPorts)
+	s.mux.HandleFunc("PATCH /v1/ports/{id}", s.patchPort)
 
 	s.mux.HandleFunc("POST /v1/allocations", s.createAllocation)
 	s.mux.HandleFunc("GET /v1/allocations", s.listAllocations)
@@ -497,6 +498,9 @@ func (s *Server) createPort(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Address = strings.ToLower(p.Address)
+	if id, ok := p.LocalLinkConnection["switch_id"].(string); ok {
+		p.LocalLinkConnection["switch_id"] = strings.ToLower(id)
+	}
 	if s.nodes[p.NodeUUID] == nil {
 		WriteError(w, http.StatusBadRequest, fmt.Sprintf("Node %s could not be found.", p.NodeUUID))
 		return
@@ -510,6 +514,63 @@ func (s *Server) createPort(w http.ResponseWriter, r *http.Request) {
 	p.UUID = s.newUUID()
 	s.ports[p.UUID] = &p
 	WriteJSON(w, http.StatusCreated, p)
+}
+
+// portStatesOpen are the provision states in which Ironic lets a port's
+// connectivity fields change on a node that is not in maintenance
+// (conductor update_port).
+var portStatesOpen = map[string]bool{"enroll": true, "inspecting": true, "inspect wait": true, "manageable": true}
+
+// patchPort applies a JSON patch to a port, refusing a change of
+// pxe_enabled, local_link_connection or physical_network as Ironic does
+// (409 InvalidState) unless the node is in maintenance or in an open state.
+// switch_id is stored in lower case, as Ironic normalises it.
+func (s *Server) patchPort(w http.ResponseWriter, r *http.Request) {
+	p := s.ports[r.PathValue("id")]
+	if p == nil {
+		WriteError(w, http.StatusNotFound, fmt.Sprintf("Port %s could not be found.", r.PathValue("id")))
+		return
+	}
+	n := s.nodes[p.NodeUUID]
+	var ops []struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	if !decode(w, r, &ops) {
+		return
+	}
+	raw, _ := json.Marshal(p)
+	var doc map[string]any
+	_ = json.Unmarshal(raw, &doc)
+	for _, op := range ops {
+		switch strings.Split(strings.TrimPrefix(op.Path, "/"), "/")[0] {
+		case "pxe_enabled", "local_link_connection", "physical_network":
+			if n != nil && !n.Maintenance && !portStatesOpen[n.ProvisionState] {
+				WriteError(w, http.StatusConflict, fmt.Sprintf("The following fields can only be updated when the node %s "+
+					"is in a enroll, inspecting, inspect wait, manageable state or in maintenance mode: pxe_enabled, "+
+					"local_link_connection, physical_network. The current state is %s.", n.UUID, n.ProvisionState))
+				return
+			}
+		}
+		if err := applyPatch(doc, op.Op, op.Path, op.Value); err != nil {
+			WriteError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	if llc, ok := doc["local_link_connection"].(map[string]any); ok {
+		if id, ok := llc["switch_id"].(string); ok {
+			llc["switch_id"] = strings.ToLower(id)
+		}
+	}
+	raw, _ = json.Marshal(doc)
+	var updated ports.Port
+	if err := json.Unmarshal(raw, &updated); err != nil {
+		WriteError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	*p = updated
+	WriteJSON(w, http.StatusOK, p)
 }
 
 func (s *Server) listPorts(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,203 @@
+package resources
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
+)
+
+// portModel is one element of baremetal_host's ports.
+type portModel struct {
+	MAC                 types.String    `tfsdk:"mac"`
+	PXEEnabled          types.Bool      `tfsdk:"pxe_enabled"`
+	PhysicalNetwork     types.String    `tfsdk:"physical_network"`
+	LocalLinkConnection *localLinkModel `tfsdk:"local_link_connection"`
+}
+
+type localLinkModel struct {
+	SwitchID   types.String `tfsdk:"switch_id"`
+	PortID     types.String `tfsdk:"port_id"`
+	SwitchInfo types.String `tfsdk:"switch_info"`
+}
+
+var (
+	localLinkAttrTypes = map[string]attr.Type{"switch_id": types.StringType, "port_id": types.StringType, "switch_info": types.StringType}
+	portAttrTypes      = map[string]attr.Type{
+		"mac": types.StringType, "pxe_enabled": types.BoolType, "physical_network": types.StringType,
+		"local_link_connection": types.ObjectType{AttrTypes: localLinkAttrTypes},
+	}
+	portObjectType = types.ObjectType{AttrTypes: portAttrTypes}
+)
+
+// portsAttribute is baremetal_host's ports.
+func portsAttribute() schema.SetNestedAttribute {
+	return schema.SetNestedAttribute{
+		Optional: true,
+		Description: "Ironic ports of the host, by NIC MAC, for network-aware Ironic deployments: each sets the port's `pxe_enabled`, " +
+			"`physical_network` and `local_link_connection` (the switch port the NIC is cabled to) through Ironic's port API, " +
+			"creating the port when the node has none for that MAC. Fields left out are left as Ironic has them. " +
+			"Whatever the setting, every NIC the host's inspection found becomes a port (as the Bare Metal Operator registers them), " +
+			"not PXE-enabled unless set here; the boot MAC's port is PXE-enabled. A change made in Ironic behind Terraform's back shows in the plan. " +
+			"On an `available` or deployed host Ironic only takes these changes in maintenance mode: the provider sets it for the change and ends it.",
+		Validators: []validator.Set{uniquePortMACs{}},
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"mac": schema.StringAttribute{
+				Required: true, Description: "The NIC's MAC address (the port's `address`).",
+				Validators: []validator.String{validators.MAC()},
+			},
+			"pxe_enabled": schema.BoolAttribute{Optional: true, Description: "Whether the host may PXE-boot from this NIC."},
+			"physical_network": schema.StringAttribute{
+				Optional: true, Description: "The physical network the NIC is on (Ironic's `physical_network`, for Neutron's physnet mapping).",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"local_link_connection": schema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "The switch port the NIC is cabled to (Ironic's `local_link_connection`).",
+				Attributes: map[string]schema.Attribute{
+					"switch_id": schema.StringAttribute{
+						Required: true, Description: "The switch's MAC address (or OpenFlow datapath id), as LLDP reports its chassis id.",
+						Validators: []validator.String{validators.SwitchID()},
+					},
+					"port_id":     schema.StringAttribute{Required: true, Description: "The switch port, e.g. `Ethernet1/12`."},
+					"switch_info": schema.StringAttribute{Optional: true, Description: "Free text about the switch, e.g. its host name."},
+				},
+			},
+		}},
+	}
+}
+
+// uniquePortMACs refuses a MAC listed twice in ports.
+type uniquePortMACs struct{}
+
+func (uniquePortMACs) Description(context.Context) string {
+	return "each MAC at most once"
+}
+func (v uniquePortMACs) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (uniquePortMACs) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	seen := map[string]bool{}
+	for _, el := range req.ConfigValue.Elements() {
+		obj, ok := el.(basetypes.ObjectValue)
+		if !ok {
+			continue
+		}
+		mac, ok := obj.Attributes()["mac"].(types.String)
+		if !ok || mac.IsNull() || mac.IsUnknown() {
+			continue
+		}
+		key := strings.ToLower(mac.ValueString())
+		if seen[key] {
+			resp.Diagnostics.AddAttributeError(req.Path, "Duplicate port MAC",
+				fmt.Sprintf("ports lists MAC %q more than once; give each NIC one entry.", mac.ValueString()))
+		}
+		seen[key] = true
+	}
+}
+
+// portsSpec converts the ports argument.
+func (m *hostModel) portsSpec(ctx context.Context) ([]lifecycle.Port, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if m.Ports.IsNull() || m.Ports.IsUnknown() {
+		return nil, diags
+	}
+	var pms []portModel
+	diags.Append(m.Ports.ElementsAs(ctx, &pms, false)...)
+	out := make([]lifecycle.Port, 0, len(pms))
+	for _, pm := range pms {
+		p := lifecycle.Port{MAC: pm.MAC.ValueString()}
+		if !pm.PXEEnabled.IsNull() {
+			b := pm.PXEEnabled.ValueBool()
+			p.PXEEnabled = &b
+		}
+		if !pm.PhysicalNetwork.IsNull() {
+			s := pm.PhysicalNetwork.ValueString()
+			p.PhysicalNetwork = &s
+		}
+		if l := pm.LocalLinkConnection; l != nil {
+			p.LocalLinkConnection = &lifecycle.LocalLink{SwitchID: l.SwitchID.ValueString(), PortID: l.PortID.ValueString(), SwitchInfo: l.SwitchInfo.ValueString()}
+		}
+		out = append(out, p)
+	}
+	return out, diags
+}
+
+// syncPorts sets the host's ports after Create or Update converged it.
+func (m *hostModel) syncPorts(ctx context.Context, machine *lifecycle.Machine, h *lifecycle.Host) error {
+	want, diags := m.portsSpec(ctx)
+	if diags.HasError() {
+		return fmt.Errorf("ports: %v", diags)
+	}
+	return machine.SyncPorts(ctx, h, want)
+}
+
+// readPorts reads back the fields the configuration sets on each of its
+// ports, so that a change made in Ironic shows as drift; a port that is
+// gone drops out (the plan creates it again). Fields left unset stay
+// unset. MACs and switch ids compare without case.
+func (m *hostModel) readPorts(ctx context.Context, machine *lifecycle.Machine, h *lifecycle.Host) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if m.Ports.IsNull() || m.Ports.IsUnknown() {
+		return diags
+	}
+	var pms []portModel
+	if diags.Append(m.Ports.ElementsAs(ctx, &pms, false)...); diags.HasError() {
+		return diags
+	}
+	observed, err := machine.ObservePorts(ctx, h)
+	if err != nil {
+		diags.AddError("Reading the ports of host "+h.Spec.Name, err.Error())
+		return diags
+	}
+	byMAC := map[string]lifecycle.Port{}
+	for _, p := range observed {
+		byMAC[strings.ToLower(p.MAC)] = p
+	}
+	var els []attr.Value
+	for _, pm := range pms {
+		p, ok := byMAC[strings.ToLower(pm.MAC.ValueString())]
+		if !ok {
+			continue
+		}
+		if !pm.PXEEnabled.IsNull() && p.PXEEnabled != nil {
+			pm.PXEEnabled = types.BoolValue(*p.PXEEnabled)
+		}
+		if !pm.PhysicalNetwork.IsNull() && p.PhysicalNetwork != nil {
+			pm.PhysicalNetwork = types.StringValue(*p.PhysicalNetwork)
+		}
+		if l := pm.LocalLinkConnection; l != nil {
+			switch o := p.LocalLinkConnection; {
+			case o == nil:
+				pm.LocalLinkConnection = nil
+			default:
+				if !strings.EqualFold(o.SwitchID, l.SwitchID.ValueString()) {
+					l.SwitchID = types.StringValue(o.SwitchID)
+				}
+				l.PortID = types.StringValue(o.PortID)
+				if !l.SwitchInfo.IsNull() || o.SwitchInfo != "" {
+					l.SwitchInfo = types.StringValue(o.SwitchInfo)
+				}
+			}
+		}
+		obj, d := types.ObjectValueFrom(ctx, portAttrTypes, pm)
+		diags.Append(d...)
+		els = append(els, obj)
+	}
+	set, d := types.SetValue(portObjectType, els)
+	diags.Append(d...)
+	m.Ports = set
+	return diags
+}

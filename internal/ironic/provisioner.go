@@ -55,11 +55,14 @@ type Provisioner struct {
 	// powerSent maps a node UUID to the last power request Ironic
 	// accepted for it (a powerRequest): see changePower.
 	powerSent sync.Map
-	w         *Watcher
-	fastPoll  time.Duration
-	slowPoll  time.Duration
-	jitter    float64
-	rand      func() float64
+	// driverInspect caches each driver's enabled inspect interfaces
+	// (driver name -> []string).
+	driverInspect sync.Map
+	w             *Watcher
+	fastPoll      time.Duration
+	slowPoll      time.Duration
+	jitter        float64
+	rand          func() float64
 	// stallTimeout (0: never) and now: see checkStall.
 	stallTimeout time.Duration
 	now          func() time.Time

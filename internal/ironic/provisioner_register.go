@@ -38,6 +38,11 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 		return failed("", "", fmt.Sprintf("BMC driver %q requires a boot MAC address", h.Spec.BMC.Driver)), h.Status.ID, nil
 	}
 
+	h, msg, err := p.withInspectInterface(ctx, h)
+	if err != nil || msg != "" {
+		return failed("", "", msg), h.Status.ID, err
+	}
+
 	node, res, err := p.findForRegister(ctx, h)
 	if err != nil || res.ErrorMessage != "" {
 		return res, h.Status.ID, err

@@ -130,6 +130,9 @@ type HostSpec struct {
 	Online                bool
 	ExternallyProvisioned bool
 	InspectionDisabled    bool
+	// Inspection is BMO's inspectionMode; it picks the inspect interface
+	// on registration unless BMC.Interfaces names one.
+	Inspection            InspectionMode
 	AutomatedCleaningMode string
 	Labels                map[string]string
 	ResourceClass         string

@@ -168,8 +168,8 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"inspection": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("enabled"),
-				Description: "`enabled` (default) inspects the hardware on registration; `disabled` skips it (then `boot_mac_address` is required). Takes effect on registration.",
-				Validators:  []validator.String{stringvalidator.OneOf("enabled", "disabled")},
+				Description: inspectionDescription,
+				Validators:  []validator.String{stringvalidator.OneOf(bmcaddr.InspectionModes...)},
 			},
 			"externally_provisioned": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -215,7 +215,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 }
 
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{hostConfigValidator{}, raidConfigValidator{}}
+	return []resource.ConfigValidator{hostConfigValidator{}, raidConfigValidator{}, inspectionValidator{}}
 }
 
 func (r *hostResource) machine() *lifecycle.Machine { return r.clients.Machine }

@@ -221,6 +221,7 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 		Online:                m.Online.ValueBool(),
 		ExternallyProvisioned: m.ExternallyProvisioned.ValueBool(),
 		InspectionDisabled:    m.Inspection.ValueString() == "disabled",
+		Inspection:            lifecycle.InspectionMode(m.Inspection.ValueString()),
 		AutomatedCleaningMode: m.AutomatedCleaningMode.ValueString(),
 		ResourceClass:         m.ResourceClass.ValueString(),
 		ConductorGroup:        m.ConductorGroup.ValueString(),

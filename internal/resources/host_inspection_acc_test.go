@@ -1,0 +1,79 @@
+package resources_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+)
+
+// inspection = "out-of-band" on a host registered by its BMC address
+// alone (Ironic's redfish driver, no interfaces but RAID, which the rig
+// does not enable): the provider sets the redfish inspect interface, and
+// Ironic's Redfish inspection reads the simulator.
+func TestAccHost_inspectionOutOfBand(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-oob")
+	srv := startSim(t, 1, bmcUser, "oob-pass")
+	addr := "redfish-virtualmedia+" + srv.SystemURL("sys-0")
+	config := fmt.Sprintf(`
+resource "baremetal_host" "test" {
+  name = %q
+  bmc = {
+    address  = %q
+    username = %q
+    password = "oob-pass"
+  }
+  interfaces              = { raid = "no-raid" }
+  inspection              = "out-of-band"
+  automated_cleaning_mode = "disabled"
+}
+`, name, addr, bmcUser)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "inspection", "out-of-band"),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if n.Driver != "redfish" || n.InspectInterface != "redfish" {
+						return fmt.Errorf("driver %s inspect_interface %s, want redfish and redfish", n.Driver, n.InspectInterface)
+					}
+					return nil
+				}),
+				inspectedFrom(t, name, srv.profiles["sys-0"]),
+				simPower(srv, "sys-0", sim.PowerOff),
+			),
+		}},
+	})
+}
+
+// A mode the driver cannot do fails terraform validate, naming the value.
+func TestAccHost_inspectionPlanErrors(t *testing.T) {
+	for _, c := range []struct{ config, want string }{
+		{`resource "baremetal_host" "x" {
+  name       = "x"
+  bmc        = { address = "ipmi://10.0.0.1", username = "u", password = "p" }
+  inspection = "out-of-band"
+}`, `(?s)inspection.*inspection = "out-of-band": Ironic driver "ipmi" cannot inspect out of band`},
+		{`resource "baremetal_host" "x" {
+  name       = "x"
+  driver     = "fake-hardware"
+  inspection = "sometimes"
+}`, `(?s)inspection.*"sometimes"`},
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			PreCheck:                 func() { acctest.TerraformPath(t) },
+			ProtoV6ProviderFactories: acctest.ProviderFactories,
+			Steps:                    []resource.TestStep{{Config: c.config, PlanOnly: true, ExpectError: regexp.MustCompile(c.want)}},
+		})
+	}
+}

@@ -179,10 +179,9 @@ func (m *hostModel) readPorts(ctx context.Context, machine *lifecycle.Machine, h
 			pm.PhysicalNetwork = types.StringValue(*p.PhysicalNetwork)
 		}
 		if l := pm.LocalLinkConnection; l != nil {
-			switch o := p.LocalLinkConnection; {
-			case o == nil:
+			if o := p.LocalLinkConnection; o == nil {
 				pm.LocalLinkConnection = nil
-			default:
+			} else {
 				if !strings.EqualFold(o.SwitchID, l.SwitchID.ValueString()) {
 					l.SwitchID = types.StringValue(o.SwitchID)
 				}

@@ -39,7 +39,7 @@ func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *
 		return p.continuing(verb, ps, p.fastPoll), nil
 	}
 	if v, ok := p.powerSent.Load(node.UUID); ok {
-		sent := v.(powerRequest)
+		sent, _ := v.(powerRequest) // only powerRequests are stored
 		if sent.target == target && node.LastError == "" && p.now().Sub(sent.at) < powerSettle {
 			logDebug(ctx, "power request accepted, waiting for Ironic to show it", h, node, verb)
 			return p.continuing(verb, ps, p.fastPoll), nil

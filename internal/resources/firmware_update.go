@@ -265,7 +265,7 @@ func (r *firmwareUpdateResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() || !plan.known() || !req.State.Raw.IsNull() {
 		return // unknown yet, or an existing update that is not replaced
 	}
-	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: plan.HostID.ValueString()}})
+	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: plan.HostID.ValueString()})
 	if err != nil || !obs.Exists {
 		return // created in this apply: checked at apply
 	}
@@ -335,7 +335,7 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 		return
 	}
 	ref := plan.HostID.ValueString()
-	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: ref}})
+	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: ref})
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Reading host "+ref, err.Error())
@@ -440,7 +440,7 @@ func (r *firmwareUpdateResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	obs, err := r.clients.Machine.Prov.Observe(ctx, &lifecycle.Host{Status: lifecycle.HostStatus{ID: m.ID.ValueString()}})
+	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: m.ID.ValueString()})
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddError("Reading host "+m.ID.ValueString(), err.Error())

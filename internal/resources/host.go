@@ -264,19 +264,15 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
 	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: state.Name.ValueString()}, Status: state.status()}
-	obs, err := r.machine().Prov.Observe(ctx, h)
+	obs, exists, err := r.machine().ObserveHost(ctx, h)
 	if err != nil {
 		resp.Diagnostics.AddError("Reading host "+state.Name.ValueString(), err.Error())
 		return
 	}
-	if !obs.Exists {
+	if !exists {
 		tflog.Warn(ctx, "host no longer exists in Ironic; removing it from state", map[string]any{"host": state.Name.ValueString(), "node": state.ID.ValueString()})
 		resp.State.RemoveResource(ctx)
 		return
-	}
-	h.Status.ID = obs.ID
-	if obs.State != "" {
-		h.Status.State = obs.State
 	}
 	state.readObserved(obs)
 	state.setStatus(h, &obs)
@@ -317,7 +313,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 
 	h := &lifecycle.Host{Spec: spec, Status: state.status()}
 	h.Status.GoodCredentials = old.CredentialsVersion
-	if err := r.observeInto(ctx, h); err != nil {
+	if err := r.machine().Sync(ctx, h); err != nil {
 		resp.Diagnostics.AddError("Updating host "+spec.Name, err.Error())
 		return
 	}
@@ -336,34 +332,6 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, nil)...)
-}
-
-// observeInto refreshes the host's status from Ironic before a change, and
-// keeps what a deployment owns: the deployed image stays, and a deployed
-// host stays powered on.
-func (r *hostResource) observeInto(ctx context.Context, h *lifecycle.Host) error {
-	obs, err := r.machine().Prov.Observe(ctx, h)
-	if err != nil {
-		return err
-	}
-	if !obs.Exists {
-		return &lifecycle.HostError{Host: h.Spec.Name, ID: h.Status.ID, State: h.Status.State, Err: lifecycle.ErrNotRegistered}
-	}
-	h.Status.ID = obs.ID
-	if obs.State != "" {
-		h.Status.State = obs.State
-	}
-	if obs.PoweredOn != nil {
-		h.Status.PoweredOn = *obs.PoweredOn
-	}
-	// Only a deployed (or deploying) host keeps its image: a failed deploy
-	// can leave image fields in instance_info of an available node.
-	if obs.State == lifecycle.StateProvisioned || obs.State == lifecycle.StateProvisioning {
-		h.Status.DeployedImage = obs.DeployedImage
-		h.Spec.Image = obs.DeployedImage
-		h.Spec.Online = true
-	}
-	return nil
 }
 
 func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -386,7 +354,7 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	h := &lifecycle.Host{Spec: spec, Status: state.status(), Deleting: true}
 	state.applyDay2(h)
 	h.Status.GoodCredentials = spec.BMC.CredentialsVersion
-	if err := r.observeInto(ctx, h); err != nil {
+	if err := r.machine().Sync(ctx, h); err != nil {
 		if isNotRegistered(err) {
 			return // already gone
 		}
@@ -399,15 +367,10 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 }
 
 func (r *hostResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	// The import id is a node UUID or name; Observe looks up either.
-	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: req.ID}, Status: lifecycle.HostStatus{ID: req.ID}}
-	obs, err := r.machine().Prov.Observe(ctx, h)
+	// The import id is a node UUID or name.
+	obs, err := r.machine().ImportHost(ctx, req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Importing host "+req.ID, err.Error())
-		return
-	}
-	if !obs.Exists {
-		resp.Diagnostics.AddError("Importing host "+req.ID, "no Ironic node has this name or UUID")
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), obs.ID)...)

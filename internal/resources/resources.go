@@ -86,12 +86,6 @@ func saveHost(ctx context.Context, m *lifecycle.Machine, h *lifecycle.Host, mode
 	if h.Status.ID == "" {
 		return
 	}
-	obs, err := m.Prov.Observe(ctx, h)
-	if err != nil {
-		tflog.Warn(ctx, "could not read the host back", map[string]any{"host": h.Spec.Name, "error": err.Error()})
-		model.setStatus(h, nil)
-	} else {
-		model.setStatus(h, &obs)
-	}
+	model.setStatus(h, m.Snapshot(ctx, h))
 	diags.Append(state.Set(ctx, model)...)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
@@ -46,7 +47,7 @@ type firmwareUpdateModel struct {
 	ID       types.String         `tfsdk:"id"`
 	HostID   types.String         `tfsdk:"host_id"`
 	Updates  []firmwareUpdateItem `tfsdk:"updates"`
-	BMC      *firmwareBMCModel    `tfsdk:"bmc"`
+	BMC      types.Object         `tfsdk:"bmc"` // firmwareBMCModel; unknown until its values are`
 	Method   types.String         `tfsdk:"method"`
 	Results  types.List           `tfsdk:"results"`
 	Versions types.Map            `tfsdk:"versions"`
@@ -216,18 +217,26 @@ func (m *firmwareUpdateModel) known() bool {
 	return true
 }
 
-// redfish is the BMC access for the BMC path (nil without bmc).
-func (m *firmwareUpdateModel) redfish() (*lifecycle.BMCAccess, diag.Diagnostics) {
+// redfish is the BMC access for the BMC path (nil without bmc, or while
+// it is unknown).
+func (m *firmwareUpdateModel) redfish(ctx context.Context) (*lifecycle.BMCAccess, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if m.BMC == nil || m.BMC.Address.IsUnknown() || m.BMC.Password.IsUnknown() {
+	if m.BMC.IsNull() || m.BMC.IsUnknown() {
 		return nil, diags
 	}
-	addr, err := bmcaddr.Parse(m.BMC.Address.ValueString())
+	var b firmwareBMCModel
+	if diags.Append(m.BMC.As(ctx, &b, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...); diags.HasError() {
+		return nil, diags
+	}
+	if b.Address.IsUnknown() || b.Password.IsUnknown() {
+		return nil, diags
+	}
+	addr, err := bmcaddr.Parse(b.Address.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
 		return nil, diags
 	}
-	a := addr.Access(m.BMC.Username.ValueString(), m.BMC.Password.ValueString(), m.BMC.DisableCertificateVerification.ValueBool())
+	a := addr.Access(b.Username.ValueString(), b.Password.ValueString(), b.DisableCertificateVerification.ValueBool())
 	return &a, diags
 }
 
@@ -297,7 +306,7 @@ func (r *firmwareUpdateResource) check(obs lifecycle.Observation, m *firmwareUpd
 		}
 		return diags
 	}
-	if m.BMC == nil {
+	if m.BMC.IsNull() {
 		diags.AddAttributeError(path.Root("bmc"), "BMC credentials needed",
 			fmt.Sprintf("This Ironic (API %s) has no firmware API (1.86+), so %s is updated through its BMC's Redfish "+
 				"UpdateService: set bmc (address, username, password) as in its baremetal_host.", f.Microversion, host))
@@ -329,7 +338,7 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware client configured")
 		return
 	}
-	redfish, diags := plan.redfish()
+	redfish, diags := plan.redfish(ctx)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -356,6 +365,11 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 		results, err = r.throughIronic(ctx, obs, updates, redfish)
 	} else {
 		plan.Method = types.StringValue(lifecycle.FirmwareUpdateRedfish)
+		if redfish == nil {
+			resp.Diagnostics.AddAttributeError(path.Root("bmc"), "BMC credentials needed",
+				"The update goes through the host's BMC (this Ironic has no firmware API): bmc must be set and known.")
+			return
+		}
 		results, err = lifecycle.UpdateFirmwareThroughBMC(ctx, r.clients.Updater, TFLog{}, obs.Name, obs.ID, *redfish, updates)
 	}
 	if err != nil {

@@ -109,7 +109,14 @@ func TestAccFirmwareUpdate_redfish(t *testing.T) {
 	base := firmwareUpdateHosts(prefix, srv, 3) +
 		firmwareUpdateResource(0, srv, fmt.Sprintf(`{ component = "bios", url = %q, checksum = "sha256:%s" }`,
 			images.URL+"/bios-3.1.4.bin", hex.EncodeToString(sum[:]))) +
-		firmwareUpdateResource(2, srv, `{ component = "bmc", url = "http://images.invalid/bmc-9.8.7.bin" }`) + `
+		// The host's own bmc block, unknown until the host exists.
+		`
+resource "baremetal_firmware_update" "u2" {
+  host_id = baremetal_host.h2.id
+  bmc     = baremetal_host.h2.bmc
+  updates = [{ component = "bmc", url = "http://images.invalid/bmc-9.8.7.bin" }]
+}
+` + `
 data "baremetal_firmware" "after" {
   host_id    = baremetal_firmware_update.u0.id
   bmc        = baremetal_firmware_update.u0.bmc

@@ -77,10 +77,9 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 					"(`ipmi://`, `redfish://`, `redfish-virtualmedia://`, `idrac-virtualmedia://`, ...). The normal way to register a host.",
 				Attributes: map[string]schema.Attribute{
 					"address": schema.StringAttribute{
-						Required: true,
-						Description: "BMC address, e.g. `redfish-virtualmedia://10.0.0.5/redfish/v1/Systems/1` or `ipmi://10.0.0.6:623`. " +
-							"Can only change while the host is registering; afterwards a change replaces the host.",
-						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceUnlessImported, replaceUnlessImportedDoc, replaceUnlessImportedDoc)},
+						Required:      true,
+						Description:   addressDescription,
+						PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplaceIf(replaceAddress, addressReplaceDoc, addressReplaceDoc)},
 						Validators: []validator.String{validators.New("a BMC address", func(s string) error {
 							_, err := bmcaddr.Parse(s)
 							return err

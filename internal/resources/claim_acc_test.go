@@ -8,8 +8,12 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
@@ -67,12 +71,14 @@ func TestAccHostClaim(t *testing.T) {
 				// Deterministic placement: the first worker by name. The
 				// harness then checks that a second plan is empty.
 				Config: hosts + first,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host_claim.first", "host_name", prefix+"-1"),
-					resource.TestCheckResourceAttrPair("baremetal_host_claim.first", "host_id", "baremetal_host.h1", "id"),
-					resource.TestCheckResourceAttrPair("baremetal_host_claim.first", "id", "baremetal_host_claim.first", "allocation_id"),
-					resource.TestMatchResourceAttr("baremetal_host_claim.first", "name", regexp.MustCompile(`^tf-claim-[0-9a-f]+$`)),
-				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("baremetal_host_claim.first", "host_name", knownvalue.StringExact(prefix+"-1")),
+					statecheck.CompareValuePairs("baremetal_host_claim.first", tfjsonpath.New("host_id"),
+						"baremetal_host.h1", tfjsonpath.New("id"), compare.ValuesSame()),
+					statecheck.CompareValuePairs("baremetal_host_claim.first", tfjsonpath.New("id"),
+						"baremetal_host_claim.first", tfjsonpath.New("allocation_id"), compare.ValuesSame()),
+					expectAttr("baremetal_host_claim.first", "name", knownvalue.StringRegexp(regexp.MustCompile(`^tf-claim-[0-9a-f]+$`))),
+				},
 			},
 			{
 				ResourceName:      "baremetal_host_claim.first",
@@ -94,21 +100,30 @@ func TestAccHostClaim(t *testing.T) {
 				// created in one apply, race for the two hosts left and Ironic
 				// allocations keep them apart.
 				Config: hosts + first + pair,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host_claim.first", "host_name", prefix+"-1"),
-					distinctHosts("baremetal_host_claim.first", "baremetal_host_claim.second", "baremetal_host_claim.third"),
-				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("baremetal_host_claim.first", "host_name", knownvalue.StringExact(prefix+"-1")),
+					differentHosts("baremetal_host_claim.first", "baremetal_host_claim.second"),
+					differentHosts("baremetal_host_claim.first", "baremetal_host_claim.third"),
+					differentHosts("baremetal_host_claim.second", "baremetal_host_claim.third"),
+				},
 			},
 			{
 				// Destroying the claims releases the hosts; the hosts stay.
 				Config: hosts,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("baremetal_host.h1", "provisioning_state", knownvalue.StringExact("available")),
+				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.h1", "provisioning_state", "available"),
 					hostsUnclaimed(t, prefix+"-1", prefix+"-2", prefix+"-3"),
 				),
 			},
 		},
 	})
+}
+
+// differentHosts checks that two claims hold different hosts.
+func differentHosts(a, b string) statecheck.StateCheck {
+	return statecheck.CompareValuePairs(a, tfjsonpath.New("host_id"), b, tfjsonpath.New("host_id"), compare.ValuesDiffer())
 }
 
 // wrapped matches the phrases in order, whatever line wrapping Terraform
@@ -122,28 +137,6 @@ func wrapped(phrases ...string) *regexp.Regexp {
 		re += regexp.MustCompile(` +`).ReplaceAllString(p, `\s+`)
 	}
 	return regexp.MustCompile(re)
-}
-
-// distinctHosts checks that the claims hold different hosts.
-func distinctHosts(names ...string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		seen := map[string]string{}
-		for _, n := range names {
-			rs, ok := s.RootModule().Resources[n]
-			if !ok {
-				return fmt.Errorf("%s not in state", n)
-			}
-			id := rs.Primary.Attributes["host_id"]
-			if id == "" {
-				return fmt.Errorf("%s has no host_id", n)
-			}
-			if other, dup := seen[id]; dup {
-				return fmt.Errorf("%s and %s both hold host %s", other, n, id)
-			}
-			seen[id] = n
-		}
-		return nil
-	}
 }
 
 // hostsUnclaimed checks in Ironic that the nodes exist, are available and

@@ -11,9 +11,13 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 )
@@ -83,17 +87,19 @@ func depProvisionState(want string) func(*nodes.Node) error {
 	}
 }
 
-// depProviderID checks provider_id = baremetal://<host id>.
-func depProviderID(s *terraform.State) error {
-	host := s.RootModule().Resources["baremetal_host.test"].Primary.ID
-	dep := s.RootModule().Resources["baremetal_deployment.test"].Primary
-	if want := "baremetal://" + host; dep.Attributes["provider_id"] != want {
-		return fmt.Errorf("provider_id %q, want %q", dep.Attributes["provider_id"], want)
+// dep is the deployment every test configures.
+const dep = "baremetal_deployment.test"
+
+// depStateChecks: deployed with image, on the host: id is the host's node
+// UUID and provider_id is baremetal://<that UUID>.
+func depStateChecks(image string) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		expectAttr(dep, "provisioning_state", knownvalue.StringExact("provisioned")),
+		expectAttr(dep, "deployed_image", knownvalue.StringExact(image)),
+		statecheck.CompareValuePairs(dep, tfjsonpath.New("id"), "baremetal_host.test", tfjsonpath.New("id"), compare.ValuesSame()),
+		expectAttr(dep, "provider_id", knownvalue.StringRegexp(regexp.MustCompile(`^baremetal://[0-9a-f-]{36}$`))),
+		statecheck.CompareValuePairs(dep, tfjsonpath.New("host_id"), "baremetal_host.test", tfjsonpath.New("id"), compare.ValuesSame()),
 	}
-	if dep.ID != host {
-		return fmt.Errorf("deployment id %q, want the host id %q", dep.ID, host)
-	}
-	return nil
 }
 
 func TestAccDeployment_lifecycle(t *testing.T) {
@@ -105,13 +111,12 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 		Steps: []resource.TestStep{
 			{ // provisioning -> provisioned; the harness checks that a second plan is empty.
 				Config: depConfig(name, depImage(depImageA, "")),
+				ConfigStateChecks: append(depStateChecks(depImageA),
+					expectAttr(dep, "host_name", knownvalue.StringExact(name)),
+					statecheck.ExpectKnownValue(dep, tfjsonpath.New("image").AtMapKey("checksum_type"), knownvalue.StringExact("auto")),
+					expectAttr(dep, "provisioning_retries", knownvalue.Int64Exact(0)),
+				),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "deployed_image", depImageA),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "host_name", name),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "image.checksum_type", "auto"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_retries", "0"),
-					depProviderID,
 					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
 						if err := depProvisionState("active")(n); err != nil {
 							return err
@@ -148,10 +153,8 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 						plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionNoop),
 					},
 				},
+				ConfigStateChecks: depStateChecks(depImageB),
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "deployed_image", depImageB),
-					depProviderID,
 					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
 						if err := depProvisionState("active")(n); err != nil {
 							return err

@@ -7,9 +7,13 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 )
@@ -30,7 +34,9 @@ resource "baremetal_host" "test" {
 func TestAccHost_lifecycle(t *testing.T) {
 	name := acctest.Name("acc-host")
 	sc := acctest.Ironic(t)
-	var id string
+	// Every step changes the host in place: the id stays the same.
+	sameHost := statecheck.CompareValue(compare.ValuesSame())
+	const addr = "baremetal_host.test"
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -44,29 +50,29 @@ func TestAccHost_lifecycle(t *testing.T) {
 			{ // registering -> inspecting -> preparing -> available, off.
 				Config: fakeHost(name, `  labels = { rack = "r1" }
   driver_secrets = { fake_password = "first" }`),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "labels.rack", "r1"),
-					resource.TestMatchResourceAttr("baremetal_host.test", "id", regexp.MustCompile(`^[0-9a-f-]{36}$`)),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
-				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr(addr, "provisioning_state", knownvalue.StringExact("available")),
+					expectAttr(addr, "ironic_state", knownvalue.StringExact("available")),
+					expectAttr(addr, "operational_status", knownvalue.StringExact("OK")),
+					expectAttr(addr, "powered_on", knownvalue.Bool(false)),
+					expectAttr(addr, "error_count", knownvalue.Int64Exact(0)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("labels").AtMapKey("rack"), knownvalue.StringExact("r1")),
+					expectAttr(addr, "id", knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
+					sameHost.AddStateValue(addr, tfjsonpath.New("id")),
+				},
 			},
 			{ // Power on, labels and credentials change in place.
 				Config: fakeHost(name, `  online = true
   labels = { rack = "r2" }
   driver_secrets = { fake_password = "second" }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr(addr, "powered_on", knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("labels").AtMapKey("rack"), knownvalue.StringExact("r2")),
+					expectAttr(addr, "provisioning_state", knownvalue.StringExact("available")),
+					sameHost.AddStateValue(addr, tfjsonpath.New("id")),
+				},
+				// Ironic is the witness of what state cannot show.
 				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "labels.rack", "r2"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					sameID(&id),
 					nodeHas(t, name, func(n *nodes.Node) error {
 						if n.PowerState != "power on" {
 							return fmt.Errorf("Ironic power_state %q, want power on", n.PowerState)
@@ -82,10 +88,10 @@ func TestAccHost_lifecycle(t *testing.T) {
 				Config: fakeHost(name, `  online = false
   labels = { rack = "r2" }
   driver_secrets = { fake_password = "second" }`),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-					sameID(&id),
-				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr(addr, "powered_on", knownvalue.Bool(false)),
+					sameHost.AddStateValue(addr, tfjsonpath.New("id")),
+				},
 			},
 			{ // Import by name.
 				ResourceName:            "baremetal_host.test",
@@ -102,6 +108,11 @@ func TestAccHost_lifecycle(t *testing.T) {
 			},
 		},
 	})
+}
+
+// expectAttr checks a top-level attribute of a resource in state.
+func expectAttr(addr, attr string, v knownvalue.Check) statecheck.StateCheck {
+	return statecheck.ExpectKnownValue(addr, tfjsonpath.New(attr), v)
 }
 
 // importIgnore are the attributes Ironic cannot give back on import: the

@@ -1,5 +1,5 @@
 # The Metal3 composition in Terraform: a pool of hosts registered by BMC
-# address, with their BIOS settings applied, two of them claimed by label, their network data rendered from
+# address, with their BIOS settings applied and BIOS firmware updated, two of them claimed by label, their network data rendered from
 # the NICs inspection found, and an image deployed with cloud-init.
 #
 # scripts/demo.sh runs it against a local Ironic and the project's Redfish
@@ -37,6 +37,12 @@ variable "image_sha256" {
   description = "The image's sha256, which the agent checks after the download."
   type        = string
   default     = "0000000000000000000000000000000000000000000000000000000000000000"
+}
+
+variable "bios_image_url" {
+  description = "The BIOS image every pool host is updated to (the simulator does not fetch it)."
+  type        = string
+  default     = "http://127.0.0.1:8450/bios-2.20.0.bin"
 }
 
 variable "pool_size" {
@@ -96,6 +102,25 @@ resource "baremetal_firmware_settings" "pool" {
   }
 }
 
+# A firmware update of every pool host (BMO's HostFirmwareComponents
+# updates): the BIOS from an image URL. Ironic 21.4 has no firmware API
+# (1.86+), so it goes through each BMC's Redfish UpdateService, with the
+# node in maintenance meanwhile; the simulator installs the version the URL
+# names.
+resource "baremetal_firmware_update" "pool" {
+  for_each = baremetal_host.pool
+
+  host_id = each.value.id
+  bmc = {
+    address  = local.bmc[each.key]
+    username = "admin"
+    password = var.bmc_password
+  }
+  updates = [{ component = "bios", url = var.bios_image_url }]
+
+  depends_on = [baremetal_firmware_settings.pool]
+}
+
 resource "baremetal_host_claim" "worker" {
   count = var.workers
 
@@ -105,7 +130,7 @@ resource "baremetal_host_claim" "worker" {
   }
   min_cpus = 8
 
-  depends_on = [baremetal_firmware_settings.pool]
+  depends_on = [baremetal_firmware_settings.pool, baremetal_firmware_update.pool]
 }
 
 data "baremetal_hardware" "worker" {

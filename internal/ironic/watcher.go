@@ -413,7 +413,9 @@ func (w *Watcher) signal() {
 // Wait returns when the node with id changed (provision_state,
 // target_provision_state, power_state, target_power_state, last_error or
 // maintenance, or it disappeared) since the wait began, when d has passed,
-// or when ctx ends (with ctx.Err()). The baseline is the state the
+// or when ctx ends (with ctx.Err()). After a write to the node newer than
+// the provisioner's last read of it, d ends the wait only once a list
+// since the write was made (or afterWriteGrace later). The baseline is the state the
 // provisioner last read (Saw), else the state the watcher last saw, else
 // the first state it sees after Wait began. An empty id just waits.
 func (w *Watcher) Wait(ctx context.Context, id string, d time.Duration) error {
@@ -457,11 +459,30 @@ func (w *Watcher) Wait(ctx context.Context, id string, d time.Duration) error {
 	case <-wt.ch:
 		return nil
 	case <-timer.C:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if wt.after.IsZero() {
+		return nil
+	}
+	// d has passed before any list since our write: the pass that follows
+	// would read the node and so wait for such a list anyway, or start one
+	// of its own. Wait for the watcher's (its pace is the batching policy),
+	// for at most afterWriteGrace more in case lists keep failing.
+	grace := time.NewTimer(afterWriteGrace)
+	defer grace.Stop()
+	select {
+	case <-wt.ch:
+	case <-grace.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
+
+// afterWriteGrace bounds how long a wait after a write outlives its delay
+// waiting for the first list since the write (see Wait).
+const afterWriteGrace = 2 * DefaultMaxTick
 
 // loop is the single ticking goroutine; it exits when nobody waits.
 func (w *Watcher) loop() {

@@ -466,3 +466,26 @@ func TestWatcherBatchInterval(t *testing.T) {
 		t.Errorf("no batching: %v, want MinInterval", d)
 	}
 }
+
+// A wait after a write whose delay ends before the watcher listed again
+// goes on until that list (the pass after it would wait for one anyway);
+// without a write, the delay ends the wait.
+func TestWatcherWaitAfterWriteOutlivesItsDelay(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	id := nodeID(0)
+	w, _ := newTestWatcher(t, f, WatcherOptions{MinInterval: 50 * time.Millisecond, MaxInterval: 50 * time.Millisecond, FixedPace: true})
+	w.Saw(&nodes.Node{UUID: id, ProvisionState: "available", PowerState: "power off"})
+	if err := w.Wait(context.Background(), id, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Wakeups != 0 {
+		t.Fatalf("no write: %+v, want the delay to end the wait", st)
+	}
+	w.Wrote(id)
+	if err := w.Wait(context.Background(), id, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Wakeups != 1 || st.ListRequests == 0 {
+		t.Fatalf("after a write: %+v, want the wait to end at a list since the write", st)
+	}
+}

@@ -21,7 +21,9 @@
 #
 # Settings: IRONIC_PORT, IRONIC_DB (sqlite), BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
 # BENCH_COMPARE, BENCH_COMPARE_MAX (compare at sizes up to this, all by
-# default), BENCH_GO_BENCH=0 (skip the Go benchmarks), BENCH_TF_LOG=DEBUG
+# default), BENCH_FLOOR_MAX (run the floor at sizes up to this, all by
+# default), BENCH_ROWS (report an earlier run's rows file with this one's;
+# BENCH_ROWS_NOTE says where they came from), BENCH_GO_BENCH=0 (skip the Go benchmarks), BENCH_TF_LOG=DEBUG
 # (the provider's log of every step in the work directory it prints).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -189,6 +191,7 @@ report() {
   echo "# Database: IRONIC_DB=${IRONIC_DB} (the bench's default is sqlite, as in the issue's own measurements; the"
   echo "# same rig on MariaDB made the floor about 5 times slower, so sqlite leaves the requests, not the database, to compare)"
   echo "# Load averages (1, 5, 15 min) at the start: $load_start; at this report: $(cut -d' ' -f1-3 /proc/loadavg)"
+  [ -z "${BENCH_ROWS_NOTE:-}" ] || echo "# $BENCH_ROWS_NOTE"
   [ -z "${BENCH_COMPARE:-}" ] || echo "# base = provider built from $(git -C "$here" rev-parse --short "$BENCH_COMPARE") ($BENCH_COMPARE), measured in the same run"
   echo
   python3 - "$work/rows" "$variants" <<'PY'
@@ -206,23 +209,25 @@ def mx(n, who, phase, i):
     return max(x[i] for x in v) if v else None
 sizes = sorted({k[0] for k in data})
 print("Medians of %s; wall in seconds; ratio = wall / floor wall in the same run; req/host = Ironic requests per host" %
-      ", ".join("%d run(s) at N=%d" % (len(data[(n, "floor", "apply")]), n) for n in sizes))
+      ", ".join("%d run(s) at N=%d" % (len(data.get((n, "this", "apply"), [])), n) for n in sizes))
 print("gate = most nodes inspecting/cleaning/deploying/deleting at once, sampled from Ironic every second")
 print()
 print("| N | who | apply wall | ratio | req | req/host | gate | refresh wall | refresh req | destroy wall | ratio | req/host | peak RSS |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for n in sizes:
     fa, fd = med(n, "floor", "apply", 0), med(n, "floor", "destroy", 0)
-    print("| %d | floor | %.1f | 1.00 | %d | %.1f | %d | - | - | %.1f | 1.00 | %.1f | - |" % (
-        n, fa, med(n, "floor", "apply", 1), med(n, "floor", "apply", 1) / n, mx(n, "floor", "apply", 2),
-        fd, med(n, "floor", "destroy", 1) / n))
+    if fa is not None and fd is not None:
+        print("| %d | floor | %.1f | 1.00 | %d | %.1f | %d | - | - | %.1f | 1.00 | %.1f | - |" % (
+            n, fa, med(n, "floor", "apply", 1), med(n, "floor", "apply", 1) / n, mx(n, "floor", "apply", 2),
+            fd, med(n, "floor", "destroy", 1) / n))
+    ratio = lambda x, f: "%.2f" % (x / f) if f else "-"
     for who in variants:
         if (n, who, "apply") not in data:
             continue
         a, d = med(n, who, "apply", 0), med(n, who, "destroy", 0)
-        print("| %d | %s | %.1f | %.2f | %d | %.1f | %d | %.1f | %d | %.1f | %.2f | %.1f | %.0f MB |" % (
-            n, who, a, a / fa, med(n, who, "apply", 1), med(n, who, "apply", 1) / n, mx(n, who, "apply", 2),
-            med(n, who, "refresh", 0), med(n, who, "refresh", 1), d, d / fd,
+        print("| %d | %s | %.1f | %s | %d | %.1f | %d | %.1f | %d | %.1f | %s | %.1f | %.0f MB |" % (
+            n, who, a, ratio(a, fa), med(n, who, "apply", 1), med(n, who, "apply", 1) / n, mx(n, who, "apply", 2),
+            med(n, who, "refresh", 0), med(n, who, "refresh", 1), d, ratio(d, fd),
             med(n, who, "destroy", 1) / n, mx(n, who, "apply", 3) / 1024))
 print()
 print("Every run (N who run phase wall requests gate-peak rss-kB load-average-1min-at-start):")
@@ -256,12 +261,14 @@ mv "$out.tmp" "$out"
 }
 
 largest=$(echo $sizes | tr ' ' '\n' | sort -n | tail -1)
-: >"$work/rows"
+# BENCH_ROWS: the rows of an earlier run (its work directory's rows file)
+# to report with this one's.
+if [ -n "${BENCH_ROWS:-}" ]; then cp "$BENCH_ROWS" "$work/rows"; else : >"$work/rows"; fi
 for n in $sizes; do
   k=1; [ "$n" -le "$median_max" ] && k=$runs
   for i in $(seq 1 "$k"); do
     echo "bench: N=$n run $i/$k" >&2
-    run_floor "$n" "$i"
+    [ "$n" -gt "${BENCH_FLOOR_MAX:-$n}" ] || run_floor "$n" "$i"
     for v in $variants; do
       [ "$v" = base ] && [ "$n" -gt "${BENCH_COMPARE_MAX:-$n}" ] && continue
       run_provider "$v" "$n" "$i"

@@ -245,10 +245,12 @@ func ironicError(err error) string {
 // at least every DefaultMaxTick while hosts wait), one outside a pass
 // (Terraform's Read, the refresh before an update or delete) up to
 // readMaxAge old. Either way the list must have started after this
-// provider's last write to the node.
+// provider's last write to the node, and after the provider process
+// started. A refresh of 100 hosts on a loaded machine spreads its reads
+// over tens of seconds (Terraform's own pace): at 2 s it cost 13 lists.
 const (
 	passReadMaxAge = DefaultMaxTick + time.Second
-	readMaxAge     = 2 * time.Second
+	readMaxAge     = 10 * time.Second
 )
 
 // getNode reads a node by id or name; a missing node is ErrNotRegistered.

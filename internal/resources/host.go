@@ -157,9 +157,10 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"root_device_hints": rootDeviceHintsSchema("Which disk to install on, as the Bare Metal Operator's root device hints. A change sends the host through preparing again."),
 			"online": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-				Description: "Whether the host is powered on while it is not deployed. Default false (inventory hosts wait powered off). " +
-					"A deployed host is powered by its `baremetal_deployment`.",
+				Description:   onlineDescription,
+				PlanModifiers: []planmodifier.Bool{onlinePlan{}},
 			},
+			"disable_power_off": disablePowerOffAttribute(),
 			"automated_cleaning_mode": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(lifecycle.CleaningMetadata),
 				Description: "`metadata` (default: Ironic cleans disk metadata when the host becomes available or is released) or `disabled`.",
@@ -214,7 +215,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 }
 
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{hostConfigValidator{}, raidConfigValidator{}, inspectionValidator{}}
+	return []resource.ConfigValidator{hostConfigValidator{}, raidConfigValidator{}, inspectionValidator{}, powerValidator{}}
 }
 
 func (r *hostResource) machine() *lifecycle.Machine { return r.clients.Machine }
@@ -273,6 +274,7 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	state.readOnline(obs)
 	state.readObserved(obs)
 	state.setStatus(h, &obs)
 	resp.Diagnostics.Append(state.readDay2(ctx, r.machine(), h, obs)...)
@@ -317,6 +319,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	plan.ID = state.ID
+	resp.Diagnostics.Append(applyOnline(ctx, req.Config, h)...)
 	plan.applyDay2(h)
 	if plan.day2Requests(&state, h, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return

@@ -34,6 +34,7 @@ type hostModel struct {
 	RootDeviceHints       *rootHintsModel `tfsdk:"root_device_hints"`
 	RAID                  *raidModel      `tfsdk:"raid"`
 	Online                types.Bool      `tfsdk:"online"`
+	DisablePowerOff       types.Bool      `tfsdk:"disable_power_off"`
 	AutomatedCleaningMode types.String    `tfsdk:"automated_cleaning_mode"`
 	Inspection            types.String    `tfsdk:"inspection"`
 	ExternallyProvisioned types.Bool      `tfsdk:"externally_provisioned"`
@@ -219,6 +220,7 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 		RootDeviceHints:       m.RootDeviceHints.hints(),
 		RAID:                  m.RAID.config(ctx),
 		Online:                m.Online.ValueBool(),
+		DisablePowerOff:       m.DisablePowerOff.ValueBool(),
 		ExternallyProvisioned: m.ExternallyProvisioned.ValueBool(),
 		InspectionDisabled:    m.Inspection.ValueString() == "disabled",
 		Inspection:            lifecycle.InspectionMode(m.Inspection.ValueString()),

@@ -1,0 +1,98 @@
+package resources_test
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+)
+
+// online on a deployed host powers the running machine off and on in
+// place, as the simulated BMC sees; the deployment is untouched, and
+// leaving online unset again keeps the power as it is.
+func TestAccHostPower_deployedOnline(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-online")
+	srv := startSim(t, 1, bmcUser, "online-pass")
+	addr := bmcAddress(srv, "sys-0")
+	config := func(extra string) string {
+		return bmcHost(name, addr, bmcUser, "online-pass", "", extra) + depImage(depImageA, "")
+	}
+	var id string
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config(""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					simPower(srv, "sys-0", sim.PowerOn),
+					func(s *terraform.State) error {
+						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
+						return nil
+					},
+				),
+			},
+			{
+				Config: config("  online = false"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionNoop),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameID(&id),
+					simPower(srv, "sys-0", sim.PowerOff),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				),
+			},
+			{
+				Config: config("  online = true"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					sameID(&id),
+					simPower(srv, "sys-0", sim.PowerOn),
+					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				),
+			},
+			{ // Unset again: nothing to do, the host stays on.
+				Config: config(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				Check: simPower(srv, "sys-0", sim.PowerOn),
+			},
+		},
+	})
+}
+
+// disable_power_off: online = false is refused at terraform validate; on
+// an Ironic older than API 1.95 (the rig's 21.4 speaks 1.82) registration
+// fails naming what is missing, before any node is created.
+func TestAccHostPower_disablePowerOff(t *testing.T) {
+	name := acctest.Name("acc-nopoweroff")
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config:      fakeHost(name, "  disable_power_off = true\n  online = false"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Power off disabled.*online = false: disable_power_off = true`),
+			},
+			{
+				Config:      fakeHost(name, "  disable_power_off = true\n  online = true"),
+				ExpectError: regexp.MustCompile(`(?s)registration error.*disablePowerOff needs Ironic API 1.95`),
+			},
+		},
+	})
+}

@@ -3,7 +3,6 @@ package resources
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
@@ -274,51 +273,19 @@ func (r *firmwareUpdateResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() || !plan.known() || !req.State.Raw.IsNull() {
 		return // unknown yet, or an existing update that is not replaced
 	}
-	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: plan.HostID.ValueString()})
-	if err != nil || !obs.Exists {
-		return // created in this apply: checked at apply
-	}
-	resp.Diagnostics.Append(r.check(obs, &plan)...)
+	refusals := r.clients.CheckFirmwareUpdate(ctx, plan.HostID.ValueString(), plan.updates(), !plan.BMC.IsNull())
+	addUpdateRefusals(&resp.Diagnostics, refusals)
 }
 
-// check says why the updates cannot run on the host now, if they cannot.
-func (r *firmwareUpdateResource) check(obs lifecycle.Observation, m *firmwareUpdateModel) diag.Diagnostics {
-	var diags diag.Diagnostics
-	f := r.clients.Firmware.Features()
-	host := fmt.Sprintf("Host %q (node %s)", obs.Name, obs.ID)
-	if f.Components {
-		for i, u := range m.Updates {
-			if strings.HasPrefix(u.Component.ValueString(), "redfish:") {
-				diags.AddAttributeError(path.Root("updates").AtListIndex(i).AtName("component"), "Component not known to Ironic",
-					fmt.Sprintf("This Ironic (API %s) updates firmware with its firmware.update step, which takes the components "+
-						"bios, bmc and nic:<id>, not %q.", f.Microversion, u.Component.ValueString()))
-			}
+// addUpdateRefusals reports each refusal on its attribute.
+func addUpdateRefusals(diags *diag.Diagnostics, refusals []lifecycle.FirmwareUpdateRefusal) {
+	for _, f := range refusals {
+		at := path.Root(f.Attribute)
+		if f.Attribute == "updates" {
+			at = at.AtListIndex(f.Update).AtName("component")
 		}
-		switch {
-		case obs.State == lifecycle.StateProvisioned && !f.Servicing:
-			diags.AddAttributeError(path.Root("host_id"), "Firmware cannot be updated on a provisioned host",
-				fmt.Sprintf("%s is provisioned; updating its firmware through Ironic needs servicing (API 1.87 or newer), and this "+
-					"Ironic offers %s. Deprovision the host first (destroy its baremetal_deployment), or use a newer Ironic.", host, f.Microversion))
-		case obs.State != lifecycle.StateAvailable && obs.State != lifecycle.StateProvisioned:
-			diags.AddAttributeError(path.Root("host_id"), "Host cannot take firmware updates now",
-				fmt.Sprintf("%s is %q (Ironic %q): Ironic's firmware.update runs on available hosts (manual cleaning) or "+
-					"provisioned ones (servicing).", host, obs.State, obs.ProvisionState))
-		}
-		return diags
+		diags.AddAttributeError(at, f.Summary, f.Detail)
 	}
-	if m.BMC.IsNull() {
-		diags.AddAttributeError(path.Root("bmc"), "BMC credentials needed",
-			fmt.Sprintf("This Ironic (API %s) has no firmware API (1.86+), so %s is updated through its BMC's Redfish "+
-				"UpdateService: set bmc (address, username, password) as in its baremetal_host.", f.Microversion, host))
-	}
-	switch obs.State {
-	case lifecycle.StateAvailable, lifecycle.StateProvisioned, lifecycle.StateExternallyProvisioned:
-	default:
-		diags.AddAttributeError(path.Root("host_id"), "Host cannot take firmware updates now",
-			fmt.Sprintf("%s is %q (Ironic %q): firmware is updated through the BMC only on available or provisioned hosts, "+
-				"never while Ironic works on the node.", host, obs.State, obs.ProvisionState))
-	}
-	return diags
 }
 
 func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -344,42 +311,25 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 		return
 	}
 	ref := plan.HostID.ValueString()
-	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: ref})
+	ctx = tflog.SetField(ctx, "host", ref)
+	done, refusals, err := r.clients.UpdateFirmware(ctx, lifecycle.FirmwareUpdateRequest{
+		Ref: ref, Updates: plan.updates(), Redfish: redfish, Log: TFLog{}})
+	addUpdateRefusals(&resp.Diagnostics, refusals)
 	switch {
-	case err != nil:
+	case resp.Diagnostics.HasError():
+		return
+	case err != nil && !done.Host.Exists:
 		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Reading host "+ref, err.Error())
 		return
-	case !obs.Exists:
-		resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found",
-			fmt.Sprintf("No Ironic node has the UUID or name %q: create it with baremetal_host first.", ref))
+	case err != nil:
+		hostErrorDiag(&resp.Diagnostics, "Updating the firmware of host "+done.Host.Name, err)
 		return
 	}
-	if resp.Diagnostics.Append(r.check(obs, &plan)...); resp.Diagnostics.HasError() {
-		return
-	}
-	ctx = tflog.SetField(ctx, "host", obs.Name)
-	updates := plan.updates()
-	var results []lifecycle.FirmwareUpdateResult
-	if r.clients.Firmware.Features().Components {
-		plan.Method = types.StringValue(lifecycle.FirmwareUpdateIronic)
-		results, err = r.throughIronic(ctx, obs, updates, redfish)
-	} else {
-		plan.Method = types.StringValue(lifecycle.FirmwareUpdateRedfish)
-		if redfish == nil {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc"), "BMC credentials needed",
-				"The update goes through the host's BMC (this Ironic has no firmware API): bmc must be set and known.")
-			return
-		}
-		results, err = lifecycle.UpdateFirmwareThroughBMC(ctx, r.clients.Updater, TFLog{}, obs.Name, obs.ID, *redfish, updates)
-	}
-	if err != nil {
-		hostErrorDiag(&resp.Diagnostics, "Updating the firmware of host "+obs.Name, err)
-		return
-	}
-	plan.ID = types.StringValue(obs.ID)
-	outcomes := make([]firmwareUpdateOutcome, 0, len(results))
+	plan.ID = types.StringValue(done.Host.ID)
+	plan.Method = types.StringValue(done.Method)
+	outcomes := make([]firmwareUpdateOutcome, 0, len(done.Results))
 	versions := map[string]attr.Value{}
-	for _, res := range results {
+	for _, res := range done.Results {
 		outcomes = append(outcomes, firmwareUpdateOutcome{
 			Component: types.StringValue(res.Component), Target: types.StringValue(res.Target),
 			PreviousVersion: types.StringValue(res.PreviousVersion), Version: types.StringValue(res.Version),
@@ -392,56 +342,6 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 	plan.Results = list
 	plan.Versions = types.MapValueMust(types.StringType, versions)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// throughIronic runs the updates as Ironic's firmware.update step: a
-// manual clean on an available host, a service on a provisioned one. The
-// versions come from Ironic's firmware API before and after.
-func (r *firmwareUpdateResource) throughIronic(ctx context.Context, obs lifecycle.Observation, updates []lifecycle.FirmwareUpdate,
-	redfish *lifecycle.BMCAccess) ([]lifecycle.FirmwareUpdateResult, error) {
-	for _, u := range updates {
-		if u.Checksum != "" {
-			if err := r.clients.Updater.VerifyImage(ctx, u); err != nil {
-				return nil, fmt.Errorf("host %q (node %s): component %s: %w", obs.Name, obs.ID, u.Component, err)
-			}
-		}
-	}
-	version := func() (map[string]string, error) {
-		inv, err := r.clients.Firmware.Firmware(ctx, obs.ID, redfish)
-		if err != nil {
-			return nil, err
-		}
-		out := map[string]string{}
-		for _, c := range inv.Components {
-			out[c.ID] = c.Version
-		}
-		return out, nil
-	}
-	before, err := version()
-	if err != nil {
-		return nil, err
-	}
-	h := lifecycle.FirmwareHost(obs, nil, false)
-	h.Spec.FirmwareUpdates = updates
-	tflog.Info(ctx, "updating firmware with Ironic's firmware.update step", map[string]any{"host": obs.Name, "updates": len(updates), "state": string(obs.State)})
-	if obs.State == lifecycle.StateProvisioned {
-		err = r.clients.Machine.ServiceFirmware(ctx, h, 0)
-	} else {
-		err = r.clients.Machine.Converge(ctx, h, lifecycle.ConvergeOptions{})
-	}
-	if err != nil {
-		return nil, err
-	}
-	after, err := version()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]lifecycle.FirmwareUpdateResult, 0, len(updates))
-	for _, u := range updates {
-		out = append(out, lifecycle.FirmwareUpdateResult{Component: u.Component, Target: u.Component,
-			PreviousVersion: before[u.Component], Version: after[u.Component]})
-	}
-	return out, nil
 }
 
 // Read keeps what the update did; a host that is gone takes the resource

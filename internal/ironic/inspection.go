@@ -53,30 +53,42 @@ func (p *Provisioner) withInspectInterface(ctx context.Context, h *lifecycle.Hos
 
 // enabledInspectInterfaces reads (once per driver) the inspect interfaces
 // Ironic enables for a driver: GET /v1/drivers/{name}. known is false when
-// Ironic does not say (no such driver listed, or an old API).
+// Ironic does not say (no such driver listed, or an old API). Concurrent
+// first reads of a driver share one request: a fresh provider process
+// registering or deleting hundreds of hosts at once asks Ironic once.
 func (p *Provisioner) enabledInspectInterfaces(ctx context.Context, driver string) ([]string, bool, error) {
 	if v, ok := p.driverInspect.Load(driver); ok {
 		list, _ := v.([]string)
 		return list, list != nil, nil
 	}
-	var body struct {
-		Enabled []string `json:"enabled_inspect_interfaces"`
+	v, err, _ := p.driverLookups.Do(driver, func() (any, error) {
+		if v, ok := p.driverInspect.Load(driver); ok {
+			return v, nil
+		}
+		var body struct {
+			Enabled []string `json:"enabled_inspect_interfaces"`
+		}
+		resp, err := p.sc.Get(ctx, p.sc.ServiceURL("drivers", driver), &body, nil)
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		switch {
+		case err == nil:
+		case isNotFound(err):
+			p.driverInspect.Store(driver, []string(nil))
+			return []string(nil), nil
+		default:
+			return nil, fmt.Errorf("get driver %s: %s", driver, ironicError(err))
+		}
+		if body.Enabled == nil {
+			body.Enabled = []string{}
+		}
+		p.driverInspect.Store(driver, body.Enabled)
+		return body.Enabled, nil
+	})
+	if err != nil {
+		return nil, false, err
 	}
-	resp, err := p.sc.Get(ctx, p.sc.ServiceURL("drivers", driver), &body, nil)
-	if resp != nil && resp.Body != nil {
-		_ = resp.Body.Close()
-	}
-	switch {
-	case err == nil:
-	case isNotFound(err):
-		p.driverInspect.Store(driver, []string(nil))
-		return nil, false, nil
-	default:
-		return nil, false, fmt.Errorf("get driver %s: %s", driver, ironicError(err))
-	}
-	if body.Enabled == nil {
-		body.Enabled = []string{}
-	}
-	p.driverInspect.Store(driver, body.Enabled)
-	return body.Enabled, len(body.Enabled) > 0, nil
+	list, _ := v.([]string)
+	return list, len(list) > 0, nil
 }

@@ -2,8 +2,10 @@ package ironic
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
@@ -90,5 +92,49 @@ func TestFakeInspectInterfaceByMode(t *testing.T) {
 				t.Fatalf("GET /v1/drivers/%s %d times, want once", tc.driver, n)
 			}
 		})
+	}
+}
+
+// Hosts registering at once in a fresh provider process ask Ironic about
+// their driver once, not once each.
+func TestFakeDriverReadOncePerDriver(t *testing.T) {
+	p, srv := onFake(t)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	gets := 0
+	srv.HandleFunc("GET /v1/drivers/{name}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		gets++
+		mu.Unlock()
+		<-release // hold the first read until every caller is in flight
+		ironictest.WriteJSON(w, http.StatusOK, map[string]any{"name": r.PathValue("name"), "enabled_inspect_interfaces": []string{"fake"}})
+	})
+	const hosts = 20
+	var started, done sync.WaitGroup
+	errs := make(chan error, hosts)
+	for range hosts {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			started.Done()
+			list, known, err := p.enabledInspectInterfaces(context.Background(), "fake-hardware")
+			if err == nil && (!known || len(list) != 1 || list[0] != "fake") {
+				err = fmt.Errorf("got %v %v", list, known)
+			}
+			errs <- err
+		}()
+	}
+	started.Wait()
+	close(release)
+	done.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if gets > 2 {
+		t.Fatalf("%d reads of the driver for %d hosts, want 1 (at most 2 if a caller came after the first read ended)", gets, hosts)
 	}
 }

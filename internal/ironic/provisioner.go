@@ -15,6 +15,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
@@ -58,6 +59,8 @@ type Provisioner struct {
 	// driverInspect caches each driver's enabled inspect interfaces
 	// (driver name -> []string).
 	driverInspect sync.Map
+	// driverLookups shares concurrent first reads of a driver.
+	driverLookups singleflight.Group
 	w             *Watcher
 	fastPoll      time.Duration
 	slowPoll      time.Duration

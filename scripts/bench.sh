@@ -153,7 +153,13 @@ run_provider() { # NAME N RUN
   local prof=""
   if [ "$n" = "$largest" ] && [ "$i" = 1 ] && [ "$name" = this ]; then
     export BAREMETAL_PPROF_ADDR=127.0.0.1:$pprof_port
-    ( sleep 20
+    # The profile starts 20 s after the provider's pprof listener is up
+    # (Terraform starts the provider a while after the apply starts).
+    ( for _ in $(seq 1 300); do
+        curl -fsS -m 1 -o /dev/null "http://$BAREMETAL_PPROF_ADDR/debug/pprof/" 2>/dev/null && break
+        sleep 0.2
+      done
+      sleep 20
       curl -fsS -m 60 -o "$work/cpu-$n.pb.gz" "http://$BAREMETAL_PPROF_ADDR/debug/pprof/profile?seconds=30" || true
       curl -fsS -m 20 -o "$work/heap-$n.pb.gz" "http://$BAREMETAL_PPROF_ADDR/debug/pprof/heap" || true ) & prof=$!
   fi

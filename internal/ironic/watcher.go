@@ -75,6 +75,13 @@ type WatcherOptions struct {
 	// lists per host stay bounded however long the apply takes (a host
 	// wakes about five times in an apply). 0: no batching (MinInterval).
 	Batch int
+	// Urgent, when set and reporting true, means work waits on what only
+	// the next list can show (hosts queued for a capacity slot, which is
+	// freed when a slot holder's node is seen done): no batching, and the
+	// ticks never back off beyond UrgentInterval.
+	Urgent func() bool
+	// UrgentInterval is the slowest tick while Urgent (1 s).
+	UrgentInterval time.Duration
 	// PageLimit is the list page size (0: Ironic's default, up to 1000
 	// nodes per page; next links are followed).
 	PageLimit int
@@ -241,6 +248,9 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 	if opts.MaxInterval < opts.MinInterval {
 		opts.MaxInterval = opts.MinInterval
 	}
+	if opts.UrgentInterval <= 0 {
+		opts.UrgentInterval = DefaultUrgentTick
+	}
 	if opts.Backoff < 1 {
 		opts.Backoff = 1.5
 	}
@@ -265,6 +275,10 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 const (
 	DefaultMinTick = 250 * time.Millisecond
 	DefaultMaxTick = 5 * time.Second
+	// DefaultUrgentTick is the slowest tick while hosts queue for a
+	// capacity slot: each list may free slots, and at 500 hosts a tick a
+	// second costs Ironic about half a request per host in an apply.
+	DefaultUrgentTick = time.Second
 )
 
 // Stats returns the watcher's counters.
@@ -400,7 +414,16 @@ func (w *Watcher) fastLocked() time.Duration {
 		return w.opts.MinInterval
 	}
 	d := time.Duration(float64(k) / w.rate * float64(time.Second))
-	return min(max(d, w.opts.MinInterval), w.opts.MaxInterval)
+	return min(max(d, w.opts.MinInterval), w.slowestLocked())
+}
+
+// slowestLocked is the longest interval between ticks now: MaxInterval,
+// or UrgentInterval while Urgent reports true.
+func (w *Watcher) slowestLocked() time.Duration {
+	if w.opts.Urgent != nil && w.opts.Urgent() {
+		return min(w.opts.UrgentInterval, w.opts.MaxInterval)
+	}
+	return w.opts.MaxInterval
 }
 
 func (w *Watcher) signal() {
@@ -632,7 +655,7 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 		w.interval = w.fastLocked()
 	case tick:
 		next := time.Duration(float64(w.interval) * w.opts.Backoff)
-		w.interval = min(next, w.opts.MaxInterval)
+		w.interval = min(next, w.slowestLocked())
 	}
 	// Never list faster than Ironic answers: the next list starts no
 	// sooner than the last one took after that one's start (the loop

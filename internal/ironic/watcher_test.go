@@ -461,10 +461,50 @@ func TestWatcherBatchInterval(t *testing.T) {
 	if d := w.fastLocked(); d != 5*time.Second {
 		t.Errorf("slow rate: %v, want MaxInterval", d)
 	}
+	// Hosts queued for a capacity slot: a batch waits at most
+	// UrgentInterval, and a tick without change backs off no further.
+	urgent := true
+	w.opts.Urgent = func() bool { return urgent }
+	w.opts.UrgentInterval = time.Second
+	if d := w.fastLocked(); d != time.Second {
+		t.Errorf("slow rate, hosts queued: %v, want UrgentInterval", d)
+	}
+	if d := w.slowestLocked(); d != time.Second {
+		t.Errorf("slowest while urgent: %v, want UrgentInterval", d)
+	}
+	urgent = false
+	if d := w.slowestLocked(); d != 5*time.Second {
+		t.Errorf("slowest: %v, want MaxInterval", d)
+	}
 	w.opts.Batch = 0
 	if d := w.fastLocked(); d != 100*time.Millisecond {
 		t.Errorf("no batching: %v, want MinInterval", d)
 	}
+}
+
+// While Urgent reports true, ticks without a change back off up to
+// UrgentInterval, not MaxInterval; once it reports false they go on to
+// MaxInterval.
+func TestWatcherUrgentCapsBackoff(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	var urgent atomic.Bool
+	urgent.Store(true)
+	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: 4 * time.Millisecond, MaxInterval: 80 * time.Millisecond,
+		UrgentInterval: 10 * time.Millisecond, Backoff: 2, FixedPace: true, Urgent: urgent.Load})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Wait(ctx, nodeID(0), time.Minute) }()
+	for range 5 {
+		if ti := nextTick(t, ticks, func(TickInfo) bool { return true }); ti.Next > 10*time.Millisecond {
+			t.Fatalf("urgent: next tick in %v, want <= 10ms", ti.Next)
+		}
+	}
+	urgent.Store(false)
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Next == 80*time.Millisecond })
+	cancel()
+	<-done
+	waitStopped(t, w)
 }
 
 // A wait after a write whose delay ends before the watcher listed again

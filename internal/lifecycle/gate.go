@@ -22,14 +22,22 @@ type Gate struct {
 
 	mu      sync.Mutex
 	holders map[string]struct{}
-	// freed is closed (and replaced) whenever a slot is released, to wake
-	// the hosts waiting in WaitFree.
-	freed chan struct{}
+	// queue is the hosts waiting in WaitFree, first come first served: a
+	// released slot is handed to the first of them (and only it wakes),
+	// rather than hundreds of hosts waking to race for one slot.
+	queue []*gateWaiter
+}
+
+// gateWaiter is one host in the queue; ch is closed when it is handed a
+// slot.
+type gateWaiter struct {
+	key string
+	ch  chan struct{}
 }
 
 // NewGate returns a gate with limit slots (<= 0: unlimited).
 func NewGate(limit int) *Gate {
-	return &Gate{limit: limit, holders: map[string]struct{}{}, freed: make(chan struct{})}
+	return &Gate{limit: limit, holders: map[string]struct{}{}}
 }
 
 // Limit is the number of slots (<= 0: unlimited).
@@ -58,7 +66,8 @@ func (g *Gate) TryAcquire(key string) bool {
 	return true
 }
 
-// Release frees key's slot, if it holds one, and wakes the waiters.
+// Release frees key's slot, if it holds one, and hands it to the first
+// host in WaitFree's queue.
 func (g *Gate) Release(key string) {
 	if g == nil || g.limit <= 0 {
 		return
@@ -69,8 +78,28 @@ func (g *Gate) Release(key string) {
 		return
 	}
 	delete(g.holders, key)
-	close(g.freed)
-	g.freed = make(chan struct{})
+	g.handOffLocked()
+}
+
+// handOffLocked gives free slots to the hosts at the head of the queue.
+func (g *Gate) handOffLocked() {
+	for len(g.queue) > 0 && len(g.holders) < g.limit {
+		w := g.queue[0]
+		g.queue[0] = nil
+		g.queue = g.queue[1:]
+		g.holders[w.key] = struct{}{}
+		close(w.ch)
+	}
+}
+
+// Waiting is the number of hosts queued in WaitFree.
+func (g *Gate) Waiting() int {
+	if g == nil {
+		return 0
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
 }
 
 // Holds reports whether key holds a slot.
@@ -94,26 +123,37 @@ func (g *Gate) Busy() int {
 	return len(g.holders)
 }
 
-// WaitFree blocks until key could get a slot (it holds one, or one is
-// free) or ctx ends. It does not take the slot: the next Step does, and may
-// lose the race to another host, in which case it is delayed again.
+// WaitFree blocks until key holds a slot or ctx ends. A host that waits
+// joins the queue and is handed the next slot released, in the order the
+// hosts came (BMO requeues delayed hosts and lets them race; one slot then
+// wakes one host). The slot is key's until Release, which Converge calls
+// when it returns, and which Step calls when the host's next state needs
+// no slot.
 func (g *Gate) WaitFree(ctx context.Context, key string) error {
 	if g == nil || g.limit <= 0 {
 		return ctx.Err()
 	}
-	for {
-		g.mu.Lock()
-		_, held := g.holders[key]
-		free := held || len(g.holders) < g.limit
-		freed := g.freed
+	g.mu.Lock()
+	if _, held := g.holders[key]; held || len(g.holders) < g.limit && len(g.queue) == 0 {
 		g.mu.Unlock()
-		if free {
-			return ctx.Err()
-		}
-		select {
-		case <-freed:
-		case <-ctx.Done():
-			return ctx.Err()
+		return ctx.Err()
+	}
+	w := &gateWaiter{key: key, ch: make(chan struct{})}
+	g.queue = append(g.queue, w)
+	g.mu.Unlock()
+	select {
+	case <-w.ch:
+		return ctx.Err()
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, q := range g.queue {
+		if q == w {
+			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+			break
 		}
 	}
+	// A slot handed over as ctx ended stays key's: Converge releases it.
+	return ctx.Err()
 }

@@ -75,6 +75,47 @@ func TestGateWaitFree(t *testing.T) {
 	}
 }
 
+// A released slot goes to the host that has queued longest, and only to
+// it; a host that stops waiting leaves the queue.
+func TestGateHandsSlotsInQueueOrder(t *testing.T) {
+	g := NewGate(1)
+	g.TryAcquire("a")
+	got := make(chan string, 3)
+	ctxC, cancelC := context.WithCancel(context.Background())
+	defer cancelC()
+	for _, k := range []string{"b", "c", "d"} {
+		ctx := context.Background()
+		if k == "c" {
+			ctx = ctxC
+		}
+		go func() {
+			if g.WaitFree(ctx, k) == nil {
+				got <- k
+			}
+		}()
+		for g.Waiting() != map[string]int{"b": 1, "c": 2, "d": 3}[k] {
+			runtime.Gosched()
+		}
+	}
+	cancelC() // c gives up
+	for g.Waiting() != 2 {
+		runtime.Gosched()
+	}
+	g.Release("a")
+	if k := <-got; k != "b" || !g.Holds("b") || g.Busy() != 1 {
+		t.Fatalf("first slot went to %q (holds b: %v, busy %d), want b", k, g.Holds("b"), g.Busy())
+	}
+	select {
+	case k := <-got:
+		t.Fatalf("%q woke while b holds the only slot", k)
+	default:
+	}
+	g.Release("b")
+	if k := <-got; k != "d" || !g.Holds("d") || g.Waiting() != 0 {
+		t.Fatalf("second slot went to %q, want d (c gave up)", k)
+	}
+}
+
 // TestGateDelaysSecondHost: limit 1, two hosts entering inspecting. The
 // second is delayed (transition undone) and proceeds once the first has
 // left inspecting.

@@ -63,7 +63,14 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	}
 	// Batch: with hundreds of hosts waiting on a slow Ironic, one list
 	// serves several wakeups (at most about one list per host per apply).
-	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{Batch: 5})
+	// Urgent: while hosts queue for a capacity slot, the slot holders wait
+	// on the next list to see their node done and free the slot, so the
+	// lists come at least every second.
+	gate := lifecycle.NewGate(s.MaxConcurrent)
+	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{
+		Batch:  5,
+		Urgent: func() bool { return gate.Waiting() > 0 },
+	})
 	// The provider keeps no inspection details in a host's state (the
 	// baremetal_hardware data source reads them when asked): no GET of
 	// every inventory at the end of an inspection.
@@ -74,7 +81,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 			Prov:  prov,
 			Wait:  w,
 			Clock: lifecycle.SystemClock{},
-			Gate:  lifecycle.NewGate(s.MaxConcurrent),
+			Gate:  gate,
 			Log:   resources.TFLog{},
 			// BMO backs off 2^n minutes between failed attempts: right for
 			// a controller that reconciles forever, too slow for a person

@@ -386,7 +386,8 @@ func (w *Watcher) startRoundLocked(delay time.Duration, tick bool) *round {
 			time.Sleep(delay)
 		}
 		r.start = time.Now()
-		s, err := w.list(context.Background())
+		// Urgent: a list is what frees capacity slots (see Nudge).
+		s, err := w.list(lifecycle.WithUrgency(context.Background()))
 		r.err = err
 		w.finish(r, s, tick)
 		close(r.done)

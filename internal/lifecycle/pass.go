@@ -22,6 +22,22 @@ func WithPass(ctx context.Context) context.Context {
 	return context.WithValue(ctx, passKey{}, &PassMemo{m: map[string]any{}})
 }
 
+type urgentKey struct{}
+
+// WithUrgency marks ctx's Ironic requests as urgent: the transport sends
+// them before the others queued for a connection. Step marks the passes of
+// hosts holding a capacity slot (every queued host waits on them), and the
+// watcher its lists (which free the slots).
+func WithUrgency(ctx context.Context) context.Context {
+	return context.WithValue(ctx, urgentKey{}, true)
+}
+
+// Urgent reports whether ctx was marked by WithUrgency.
+func Urgent(ctx context.Context) bool {
+	u, _ := ctx.Value(urgentKey{}).(bool)
+	return u
+}
+
 // Memo returns the current pass's memo, or nil outside a pass.
 func Memo(ctx context.Context) *PassMemo {
 	m, _ := ctx.Value(passKey{}).(*PassMemo)

@@ -132,7 +132,11 @@ func gated(s State) bool {
 func (m *Machine) Step(ctx context.Context, h *Host) StepResult {
 	before := h.Status
 	p := &pass{m: m, h: h, next: h.Status.State, haveCreds: h.Spec.BMC.HasCredentials()}
-	r := p.run(WithPass(ctx))
+	pctx := WithPass(ctx)
+	if m.Gate.Holds(gateKey(h)) {
+		pctx = WithUrgency(pctx)
+	}
+	r := p.run(pctx)
 
 	// BMO updateHostStateFrom (SM hostStateMachine.updateHostStateFrom): a transition into a gated
 	// state needs a slot. Unlike BMO, which keeps the handler's side

@@ -39,6 +39,10 @@
 #   IRONIC_CONDUCTOR_ADDRS  those addresses, also the conductors' host names
 #                        ("127.0.0.2 127.0.0.3")
 #   IRONIC_FAKE_OPTS     extra [fake] delays, e.g. "power_delay = 1"
+#   IRONIC_POWER_SYNC_INTERVAL  seconds between the conductor's power-state
+#                        syncs of every node (10, so that tests see a power
+#                        change made behind Ironic's back soon; Ironic's
+#                        default is 60, which scripts/bench.sh uses)
 #   IRONIC_KEYSTONE_URL  Keystone's root URL: auth_strategy = keystone
 #                        (keystonemiddleware) instead of noauth, with the
 #                        service user "ironic" of project "service" (Default
@@ -267,7 +271,7 @@ http_url = http://127.0.0.1:8088
 [pxe]
 tftp_root = $dir/tftpboot
 [conductor]
-sync_power_state_interval = 10
+sync_power_state_interval = ${IRONIC_POWER_SYNC_INTERVAL:-10}
 check_provision_state_interval = 10
 $(split_conductor_opts)
 # A BMC whose power never changes fails within seconds, not a minute.

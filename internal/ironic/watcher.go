@@ -9,7 +9,6 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
@@ -75,12 +74,16 @@ type WatcherOptions struct {
 	// lists per host stay bounded however long the apply takes (a host
 	// wakes about five times in an apply). 0: no batching (MinInterval).
 	Batch int
-	// Urgent, when set and reporting true, means work waits on what only
-	// the next list can show (hosts queued for a capacity slot, which is
-	// freed when a slot holder's node is seen done): no batching, and the
-	// ticks never back off beyond UrgentInterval.
+	// Recent and Urgent: while Urgent reports true (hosts queue for a
+	// capacity slot, which frees when a slot holder's node is seen done),
+	// the watcher lists, every UrgentInterval between its full lists, the
+	// Recent nodes whose provision state changed last (one page sorted by
+	// provision_updated_at): the slot holders' nodes are among them, and
+	// at 500 nodes that list costs Ironic a fraction of a full one.
+	// Recent 0: never.
+	Recent int
 	Urgent func() bool
-	// UrgentInterval is the slowest tick while Urgent (1 s).
+	// UrgentInterval is the pace of those lists (1 s).
 	UrgentInterval time.Duration
 	// PageLimit is the list page size (0: Ironic's default, up to 1000
 	// nodes per page; next links are followed).
@@ -102,6 +105,9 @@ type TickInfo struct {
 	Next time.Duration
 	// Err is the list error, if any.
 	Err error
+	// Recent: the tick listed the recent changes only (see
+	// WatcherOptions.Recent).
+	Recent bool
 }
 
 // WatcherStats are counters since the watcher was made.
@@ -161,6 +167,17 @@ type snapshot struct {
 	start time.Time
 	nodes map[string]*nodes.Node // by uuid
 	names map[string]string      // name -> uuid
+	// at is, for the nodes a later recent-changes list showed, when that
+	// list started (see WatcherOptions.Recent); the others are as of start.
+	at map[string]time.Time
+}
+
+// nodeAt is when the list that showed the node uuid started.
+func (s *snapshot) nodeAt(uuid string) time.Time {
+	if t, ok := s.at[uuid]; ok {
+		return t
+	}
+	return s.start
 }
 
 // find resolves a uuid or name.
@@ -275,9 +292,9 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 const (
 	DefaultMinTick = 250 * time.Millisecond
 	DefaultMaxTick = 5 * time.Second
-	// DefaultUrgentTick is the slowest tick while hosts queue for a
-	// capacity slot: each list may free slots, and at 500 hosts a tick a
-	// second costs Ironic about half a request per host in an apply.
+	// DefaultUrgentTick is the pace of the recent-changes lists while hosts
+	// queue for a capacity slot (see WatcherOptions.Recent): about half a
+	// request per host in a 500-host apply.
 	DefaultUrgentTick = time.Second
 )
 
@@ -325,6 +342,9 @@ func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (
 	if notBefore.Before(w.born) {
 		notBefore = w.born
 	}
+	if n := w.recentNode(ident, notBefore); n != nil {
+		return n, nil
+	}
 	for {
 		s, err := w.fresh(ctx, notBefore)
 		if err != nil {
@@ -332,13 +352,7 @@ func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (
 		}
 		uuid, n := s.find(ident)
 		w.mu.Lock()
-		lw := w.writes[ident]
-		if w.allWrite.After(lw) {
-			lw = w.allWrite
-		}
-		if t := w.writes[uuid]; uuid != "" && t.After(lw) {
-			lw = t
-		}
+		lw := w.lastWriteLocked(ident, uuid)
 		w.mu.Unlock()
 		if s.start.Before(lw) {
 			notBefore = lw
@@ -350,6 +364,19 @@ func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (
 		cp := *n
 		return &cp, nil
 	}
+}
+
+// lastWriteLocked is this provider's last write to the node ident (a name
+// or uuid) whose uuid is uuid (w.mu held).
+func (w *Watcher) lastWriteLocked(ident, uuid string) time.Time {
+	lw := w.writes[ident]
+	if w.allWrite.After(lw) {
+		lw = w.allWrite
+	}
+	if t := w.writes[uuid]; uuid != "" && t.After(lw) {
+		lw = t
+	}
+	return lw
 }
 
 // fresh returns a snapshot that started at or after notBefore, joining the
@@ -415,16 +442,7 @@ func (w *Watcher) fastLocked() time.Duration {
 		return w.opts.MinInterval
 	}
 	d := time.Duration(float64(k) / w.rate * float64(time.Second))
-	return min(max(d, w.opts.MinInterval), w.slowestLocked())
-}
-
-// slowestLocked is the longest interval between ticks now: MaxInterval,
-// or UrgentInterval while Urgent reports true.
-func (w *Watcher) slowestLocked() time.Duration {
-	if w.opts.Urgent != nil && w.opts.Urgent() {
-		return min(w.opts.UrgentInterval, w.opts.MaxInterval)
-	}
-	return w.opts.MaxInterval
+	return min(max(d, w.opts.MinInterval), w.opts.MaxInterval)
 }
 
 func (w *Watcher) signal() {
@@ -510,7 +528,8 @@ const afterWriteGrace = 2 * DefaultMaxTick
 
 // loop is the single ticking goroutine; it exits when nobody waits.
 func (w *Watcher) loop() {
-	timer := time.NewTimer(w.currentInterval())
+	nextFull := time.Now().Add(w.currentInterval())
+	timer := time.NewTimer(w.wakeIn(nextFull))
 	defer timer.Stop()
 	for {
 		select {
@@ -526,7 +545,8 @@ func (w *Watcher) loop() {
 				default:
 				}
 			}
-			timer.Reset(w.currentInterval())
+			nextFull = time.Now().Add(w.currentInterval())
+			timer.Reset(w.wakeIn(nextFull))
 			continue
 		}
 		if w.stopIfIdle() {
@@ -534,14 +554,28 @@ func (w *Watcher) loop() {
 		}
 		// The interval runs from the start of the list: a list that took
 		// longer than the interval is followed by the next at once (one
-		// list in flight at a time, never more).
-		started := time.Now()
-		next := w.tick()
+		// list in flight at a time, never more). Between full lists, a
+		// recent-changes list when urgent (see WatcherOptions.Recent).
+		if started := time.Now(); started.Before(nextFull) {
+			w.tickRecent()
+		} else {
+			nextFull = started.Add(w.tick())
+		}
 		if w.stopIfIdle() {
 			return
 		}
-		timer.Reset(max(next-time.Since(started), 0))
+		timer.Reset(w.wakeIn(nextFull))
 	}
+}
+
+// wakeIn is how long the loop sleeps: until the next full list, or
+// UrgentInterval when sooner and urgent.
+func (w *Watcher) wakeIn(nextFull time.Time) time.Duration {
+	d := time.Until(nextFull)
+	if w.opts.Recent > 0 && w.opts.Urgent != nil && w.opts.Urgent() {
+		d = min(d, w.opts.UrgentInterval)
+	}
+	return max(d, 0)
 }
 
 func (w *Watcher) currentInterval() time.Duration {
@@ -565,13 +599,12 @@ func (w *Watcher) stopIfIdle() bool {
 // list fetches every node (one request per page).
 func (w *Watcher) list(ctx context.Context) (*snapshot, error) {
 	s := &snapshot{nodes: map[string]*nodes.Node{}, names: map[string]string{}}
-	opts := nodes.ListOpts{Fields: w.fields, Limit: w.opts.PageLimit}
-	err := nodes.List(w.sc, opts).EachPage(ctx, func(_ context.Context, page pagination.Page) (bool, error) {
+	q, err := nodes.ListOpts{Fields: w.fields, Limit: w.opts.PageLimit}.ToNodeListQuery()
+	if err != nil {
+		return nil, err
+	}
+	err = eachPage(ctx, w.sc, w.sc.ServiceURL("nodes")+q, "nodes", func(list []nodes.Node) (bool, error) {
 		w.lists.Add(1)
-		list, err := nodes.ExtractNodes(page)
-		if err != nil {
-			return false, err
-		}
 		for i := range list {
 			n := &list[i]
 			s.nodes[n.UUID] = n
@@ -656,7 +689,7 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 		w.interval = w.fastLocked()
 	case tick:
 		next := time.Duration(float64(w.interval) * w.opts.Backoff)
-		w.interval = min(next, w.slowestLocked())
+		w.interval = min(next, w.opts.MaxInterval)
 	}
 	// Never list faster than Ironic answers: the next list starts no
 	// sooner than the last one took after that one's start (the loop

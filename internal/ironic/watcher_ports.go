@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
 // portFieldsRead are the port fields the provisioner reads.
@@ -79,19 +78,18 @@ func (w *Watcher) listPorts(r *portRound) {
 	time.Sleep(gatherDelay)
 	r.start = time.Now()
 	s := &portSnapshot{start: r.start, byAddr: map[string]ports.Port{}, byNode: map[string][]ports.Port{}}
-	r.err = ports.List(w.sc, ports.ListOpts{Fields: portFieldsRead, Limit: w.opts.PageLimit}).EachPage(context.Background(),
-		func(_ context.Context, page pagination.Page) (bool, error) {
+	q, err := ports.ListOpts{Fields: portFieldsRead, Limit: w.opts.PageLimit}.ToPortListQuery()
+	if err == nil {
+		err = eachPage(context.Background(), w.sc, w.sc.ServiceURL("ports")+q, "ports", func(list []ports.Port) (bool, error) {
 			w.lists.Add(1)
-			list, err := ports.ExtractPorts(page)
-			if err != nil {
-				return false, err
-			}
 			for _, pt := range list {
 				s.byAddr[strings.ToLower(pt.Address)] = pt
 				s.byNode[pt.NodeUUID] = append(s.byNode[pt.NodeUUID], pt)
 			}
 			return true, nil
 		})
+	}
+	r.err = err
 	w.mu.Lock()
 	if w.portCur == r {
 		w.portCur = nil

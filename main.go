@@ -10,7 +10,6 @@ import (
 	"net/http"
 	_ "net/http/pprof" // served only when BAREMETAL_PPROF_ADDR is set
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -20,9 +19,6 @@ import (
 
 //go:generate scripts/docs.sh
 
-// defaultMemoryLimit is the provider's soft memory limit (see main).
-const defaultMemoryLimit = 48 << 20
-
 // version is set by goreleaser.
 var version = "dev"
 
@@ -30,14 +26,6 @@ func main() {
 	var debugMode bool
 	flag.BoolVar(&debugMode, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
-
-	// A soft memory limit: one provider process serves every host of an
-	// apply, and Terraform runs it next to others; the garbage collector
-	// works harder near the limit instead of letting the heap double
-	// (GOMEMLIMIT, when set, wins).
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
-	}
 
 	if !debugMode {
 		quietUnreadLogs()

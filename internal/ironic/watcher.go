@@ -413,8 +413,10 @@ func (w *Watcher) startRoundLocked(delay time.Duration, tick bool) *round {
 			time.Sleep(delay)
 		}
 		r.start = time.Now()
-		// Urgent: a list is what frees capacity slots (see Nudge).
-		s, err := w.list(lifecycle.WithUrgency(context.Background()))
+		// Not urgent: full lists wait their turn for a connection like
+		// any request, which paces the lists reads ask for; at 500 nodes
+		// lists sent ahead of the writes took most of Ironic's time.
+		s, err := w.list(context.Background())
 		r.err = err
 		w.finish(r, s, tick)
 		close(r.done)

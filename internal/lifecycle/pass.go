@@ -27,7 +27,7 @@ type urgentKey struct{}
 // WithUrgency marks ctx's Ironic requests as urgent: the transport sends
 // them before the others queued for a connection. Step marks the passes of
 // hosts holding a capacity slot (every queued host waits on them), and the
-// watcher its lists (which free the slots).
+// watcher its recent-changes lists (which show slot holders done).
 func WithUrgency(ctx context.Context) context.Context {
 	return context.WithValue(ctx, urgentKey{}, true)
 }

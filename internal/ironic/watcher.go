@@ -76,11 +76,12 @@ type WatcherOptions struct {
 	Batch int
 	// Recent and Urgent: while Urgent reports true (hosts queue for a
 	// capacity slot, which frees when a slot holder's node is seen done),
-	// the watcher lists, every UrgentInterval between its full lists, the
-	// Recent nodes whose provision state changed last (one page sorted by
-	// provision_updated_at): the slot holders' nodes are among them, and
-	// at 500 nodes that list costs Ironic a fraction of a full one.
-	// Recent 0: never.
+	// the watcher lists, every UrgentInterval, the Recent nodes whose
+	// provision state changed last (one page sorted by
+	// provision_updated_at), and every node only every MaxInterval (reads
+	// that need a newer list still get one): the slot holders' nodes are
+	// among the recent ones, and at 500 nodes that list costs Ironic a
+	// fraction of a full one. Recent 0: never.
 	Recent int
 	Urgent func() bool
 	// UrgentInterval is the pace of those lists (1 s).
@@ -530,6 +531,7 @@ const afterWriteGrace = 2 * DefaultMaxTick
 
 // loop is the single ticking goroutine; it exits when nobody waits.
 func (w *Watcher) loop() {
+	var lastFull time.Time
 	nextFull := time.Now().Add(w.currentInterval())
 	timer := time.NewTimer(w.wakeIn(nextFull))
 	defer timer.Stop()
@@ -557,11 +559,13 @@ func (w *Watcher) loop() {
 		// The interval runs from the start of the list: a list that took
 		// longer than the interval is followed by the next at once (one
 		// list in flight at a time, never more). Between full lists, a
-		// recent-changes list when urgent (see WatcherOptions.Recent).
-		if started := time.Now(); started.Before(nextFull) {
+		// recent-changes list when urgent (see WatcherOptions.Recent), and
+		// then a full list only every MaxInterval.
+		started := time.Now()
+		if w.urgent() && (started.Before(nextFull) || started.Before(lastFull.Add(w.opts.MaxInterval))) {
 			w.tickRecent()
 		} else {
-			nextFull = started.Add(w.tick())
+			lastFull, nextFull = started, started.Add(w.tick())
 		}
 		if w.stopIfIdle() {
 			return
@@ -573,11 +577,16 @@ func (w *Watcher) loop() {
 // wakeIn is how long the loop sleeps: until the next full list, or
 // UrgentInterval when sooner and urgent.
 func (w *Watcher) wakeIn(nextFull time.Time) time.Duration {
-	d := time.Until(nextFull)
-	if w.opts.Recent > 0 && w.opts.Urgent != nil && w.opts.Urgent() {
-		d = min(d, w.opts.UrgentInterval)
+	if w.urgent() {
+		return w.opts.UrgentInterval
 	}
-	return max(d, 0)
+	return max(time.Until(nextFull), 0)
+}
+
+// urgent reports whether recent-changes lists are due (see
+// WatcherOptions.Recent).
+func (w *Watcher) urgent() bool {
+	return w.opts.Recent > 0 && w.opts.Urgent != nil && w.opts.Urgent()
 }
 
 func (w *Watcher) currentInterval() time.Duration {

@@ -76,12 +76,11 @@ type WatcherOptions struct {
 	Batch int
 	// Recent and Urgent: while Urgent reports true (hosts queue for a
 	// capacity slot, which frees when a slot holder's node is seen done),
-	// the watcher lists, every UrgentInterval, the Recent nodes whose
+	// the watcher also lists, every UrgentInterval, the Recent nodes whose
 	// provision state changed last (one page sorted by
-	// provision_updated_at), and every node only every MaxInterval (reads
-	// that need a newer list still get one): the slot holders' nodes are
-	// among the recent ones, and at 500 nodes that list costs Ironic a
-	// fraction of a full one. Recent 0: never.
+	// provision_updated_at): the slot holders' nodes are among them, and
+	// at 500 nodes that list costs Ironic a fraction of a full one.
+	// Recent 0: never.
 	Recent int
 	Urgent func() bool
 	// UrgentInterval is the pace of those lists (1 s).
@@ -531,13 +530,28 @@ const afterWriteGrace = 2 * DefaultMaxTick
 
 // loop is the single ticking goroutine; it exits when nobody waits.
 func (w *Watcher) loop() {
-	var lastFull time.Time
-	nextFull := time.Now().Add(w.currentInterval())
-	timer := time.NewTimer(w.wakeIn(nextFull))
+	timer := time.NewTimer(w.currentInterval())
 	defer timer.Stop()
+	// Between the full lists, a recent-changes list every UrgentInterval
+	// while urgent (see WatcherOptions.Recent), on a ticker of its own that
+	// Nudges do not reset.
+	var recent <-chan time.Time
+	if w.opts.Recent > 0 && w.opts.Urgent != nil {
+		t := time.NewTicker(w.opts.UrgentInterval)
+		defer t.Stop()
+		recent = t.C
+	}
 	for {
 		select {
 		case <-timer.C:
+		case <-recent:
+			if w.opts.Urgent() {
+				w.tickRecent()
+			}
+			if w.stopIfIdle() {
+				return
+			}
+			continue
 		case <-w.kick:
 			if w.stopIfIdle() {
 				return
@@ -549,8 +563,7 @@ func (w *Watcher) loop() {
 				default:
 				}
 			}
-			nextFull = time.Now().Add(w.currentInterval())
-			timer.Reset(w.wakeIn(nextFull))
+			timer.Reset(w.currentInterval())
 			continue
 		}
 		if w.stopIfIdle() {
@@ -558,35 +571,14 @@ func (w *Watcher) loop() {
 		}
 		// The interval runs from the start of the list: a list that took
 		// longer than the interval is followed by the next at once (one
-		// list in flight at a time, never more). Between full lists, a
-		// recent-changes list when urgent (see WatcherOptions.Recent), and
-		// then a full list only every MaxInterval.
+		// list in flight at a time, never more).
 		started := time.Now()
-		if w.urgent() && (started.Before(nextFull) || started.Before(lastFull.Add(w.opts.MaxInterval))) {
-			w.tickRecent()
-		} else {
-			lastFull, nextFull = started, started.Add(w.tick())
-		}
+		next := w.tick()
 		if w.stopIfIdle() {
 			return
 		}
-		timer.Reset(w.wakeIn(nextFull))
+		timer.Reset(max(next-time.Since(started), 0))
 	}
-}
-
-// wakeIn is how long the loop sleeps: until the next full list, or
-// UrgentInterval when sooner and urgent.
-func (w *Watcher) wakeIn(nextFull time.Time) time.Duration {
-	if w.urgent() {
-		return w.opts.UrgentInterval
-	}
-	return max(time.Until(nextFull), 0)
-}
-
-// urgent reports whether recent-changes lists are due (see
-// WatcherOptions.Recent).
-func (w *Watcher) urgent() bool {
-	return w.opts.Recent > 0 && w.opts.Urgent != nil && w.opts.Urgent()
 }
 
 func (w *Watcher) currentInterval() time.Duration {

@@ -529,7 +529,23 @@ func TestWatcherRecentChanges(t *testing.T) {
 		f.set(nodeID(i), "provision_updated_at", "2026-01-03T00:00:00Z")
 	}
 	changed := time.Now()
+	// Writes nudge the watcher all the time: the recent-changes ticks come
+	// on their own pace regardless.
+	nudging, stopNudging := context.WithCancel(ctx)
+	go func() {
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-tk.C:
+				w.Nudge()
+			case <-nudging.Done():
+				return
+			}
+		}
+	}()
 	ti := nextTick(t, ticks, func(ti TickInfo) bool { return ti.Recent && ti.Woken > 0 })
+	stopNudging()
 	if ti.Woken != 2 {
 		t.Fatalf("a recent-changes tick woke %d waiters, want 2 (42 and 8)", ti.Woken)
 	}

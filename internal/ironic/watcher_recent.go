@@ -71,9 +71,12 @@ func (w *Watcher) mergeRecent(start time.Time, list []nodes.Node) TickInfo {
 	for wt := range w.waiters {
 		cur, ok := states[wt.id]
 		switch {
-		case !ok:
+		case !ok, wt.after.After(start):
+			// Not in the page, or written to since it started: the pass
+			// that followed would need a newer list anyway (a full one, as
+			// the write need not have changed the provision state).
 			continue
-		case !wt.after.IsZero() && !start.Before(wt.after):
+		case !wt.after.IsZero():
 			// The first list since our write: the next pass decides.
 			info.Changed = info.Changed || !wt.known || wt.gone || cur != wt.base
 		case !wt.known:

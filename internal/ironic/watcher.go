@@ -530,6 +530,7 @@ const afterWriteGrace = 2 * DefaultMaxTick
 
 // loop is the single ticking goroutine; it exits when nobody waits.
 func (w *Watcher) loop() {
+	lastTick := time.Now()
 	timer := time.NewTimer(w.currentInterval())
 	defer timer.Stop()
 	// Between the full lists, a recent-changes list every UrgentInterval
@@ -556,14 +557,19 @@ func (w *Watcher) loop() {
 			if w.stopIfIdle() {
 				return
 			}
-			// Nudged: tick within MinInterval.
+			// Nudged: tick within MinInterval, and no later than
+			// MaxInterval after the last list began (writes nudge several
+			// times a second, and reads in a pass take a list up to
+			// passReadMaxAge old: a later tick leaves each such read to
+			// start a list of its own).
 			if !timer.Stop() {
 				select {
 				case <-timer.C:
 				default:
 				}
 			}
-			timer.Reset(w.currentInterval())
+			d := w.currentInterval()
+			timer.Reset(min(d, max(time.Until(lastTick.Add(w.opts.MaxInterval)), 0)))
 			continue
 		}
 		if w.stopIfIdle() {
@@ -573,6 +579,7 @@ func (w *Watcher) loop() {
 		// longer than the interval is followed by the next at once (one
 		// list in flight at a time, never more).
 		started := time.Now()
+		lastTick = started
 		next := w.tick()
 		if w.stopIfIdle() {
 			return

@@ -611,3 +611,33 @@ func TestWatcherWaitAfterWriteOutlivesItsDelay(t *testing.T) {
 		t.Fatalf("after a write: %+v, want the wait to end at a list since the write", st)
 	}
 }
+
+// Writes nudge the watcher several times a second: each Nudge must not
+// postpone the next full list past MaxInterval after the last began, or
+// reads that take a list up to a few seconds old start lists of their own.
+func TestWatcherNudgesDoNotStarveTicks(t *testing.T) {
+	f := newFakeNodeList(t, 1)
+	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: 30 * time.Millisecond, MaxInterval: 40 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Wait(ctx, nodeID(0), time.Hour) }()
+	go func() {
+		tk := time.NewTicker(time.Millisecond)
+		defer tk.Stop()
+		for {
+			select {
+			case <-tk.C:
+				w.Nudge()
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for range 3 {
+		nextTick(t, ticks, func(ti TickInfo) bool { return !ti.Recent })
+	}
+	cancel()
+	<-done
+	waitStopped(t, w)
+}

@@ -74,17 +74,6 @@ type WatcherOptions struct {
 	// lists per host stay bounded however long the apply takes (a host
 	// wakes about five times in an apply). 0: no batching (MinInterval).
 	Batch int
-	// Recent and Urgent: while Urgent reports true (hosts queue for a
-	// capacity slot, which frees when a slot holder's node is seen done),
-	// the watcher also lists, every UrgentInterval, the Recent nodes whose
-	// provision state changed last (one page sorted by
-	// provision_updated_at): the slot holders' nodes are among them, and
-	// at 500 nodes that list costs Ironic a fraction of a full one.
-	// Recent 0: never.
-	Recent int
-	Urgent func() bool
-	// UrgentInterval is the pace of those lists (1 s).
-	UrgentInterval time.Duration
 	// PageLimit is the list page size (0: Ironic's default, up to 1000
 	// nodes per page; next links are followed).
 	PageLimit int
@@ -105,9 +94,6 @@ type TickInfo struct {
 	Next time.Duration
 	// Err is the list error, if any.
 	Err error
-	// Recent: the tick listed the recent changes only (see
-	// WatcherOptions.Recent).
-	Recent bool
 }
 
 // WatcherStats are counters since the watcher was made.
@@ -167,17 +153,6 @@ type snapshot struct {
 	start time.Time
 	nodes map[string]*nodes.Node // by uuid
 	names map[string]string      // name -> uuid
-	// at is, for the nodes a later recent-changes list showed, when that
-	// list started (see WatcherOptions.Recent); the others are as of start.
-	at map[string]time.Time
-}
-
-// nodeAt is when the list that showed the node uuid started.
-func (s *snapshot) nodeAt(uuid string) time.Time {
-	if t, ok := s.at[uuid]; ok {
-		return t
-	}
-	return s.start
 }
 
 // find resolves a uuid or name.
@@ -265,9 +240,6 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 	if opts.MaxInterval < opts.MinInterval {
 		opts.MaxInterval = opts.MinInterval
 	}
-	if opts.UrgentInterval <= 0 {
-		opts.UrgentInterval = DefaultUrgentTick
-	}
 	if opts.Backoff < 1 {
 		opts.Backoff = 1.5
 	}
@@ -292,10 +264,6 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 const (
 	DefaultMinTick = 250 * time.Millisecond
 	DefaultMaxTick = 5 * time.Second
-	// DefaultUrgentTick is the pace of the recent-changes lists while hosts
-	// queue for a capacity slot (see WatcherOptions.Recent): about half a
-	// request per host in a 500-host apply.
-	DefaultUrgentTick = time.Second
 )
 
 // Stats returns the watcher's counters.
@@ -342,9 +310,6 @@ func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (
 	if notBefore.Before(w.born) {
 		notBefore = w.born
 	}
-	if n := w.recentNode(ident, notBefore); n != nil {
-		return n, nil
-	}
 	for {
 		s, err := w.fresh(ctx, notBefore)
 		if err != nil {
@@ -352,7 +317,13 @@ func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (
 		}
 		uuid, n := s.find(ident)
 		w.mu.Lock()
-		lw := w.lastWriteLocked(ident, uuid)
+		lw := w.writes[ident]
+		if w.allWrite.After(lw) {
+			lw = w.allWrite
+		}
+		if t := w.writes[uuid]; uuid != "" && t.After(lw) {
+			lw = t
+		}
 		w.mu.Unlock()
 		if s.start.Before(lw) {
 			notBefore = lw
@@ -364,19 +335,6 @@ func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (
 		cp := *n
 		return &cp, nil
 	}
-}
-
-// lastWriteLocked is this provider's last write to the node ident (a name
-// or uuid) whose uuid is uuid (w.mu held).
-func (w *Watcher) lastWriteLocked(ident, uuid string) time.Time {
-	lw := w.writes[ident]
-	if w.allWrite.After(lw) {
-		lw = w.allWrite
-	}
-	if t := w.writes[uuid]; uuid != "" && t.After(lw) {
-		lw = t
-	}
-	return lw
 }
 
 // fresh returns a snapshot that started at or after notBefore, joining the
@@ -413,9 +371,10 @@ func (w *Watcher) startRoundLocked(delay time.Duration, tick bool) *round {
 			time.Sleep(delay)
 		}
 		r.start = time.Now()
-		// Not urgent: full lists wait their turn for a connection like
-		// any request, which paces the lists reads ask for; at 500 nodes
-		// lists sent ahead of the writes took most of Ironic's time.
+		// Not urgent (lifecycle.Urgent): lists wait their turn for a
+		// connection like any request, which paces the lists reads ask
+		// for; at 500 nodes lists sent ahead of the writes took most of
+		// Ironic's time.
 		s, err := w.list(context.Background())
 		r.err = err
 		w.finish(r, s, tick)
@@ -530,46 +489,23 @@ const afterWriteGrace = 2 * DefaultMaxTick
 
 // loop is the single ticking goroutine; it exits when nobody waits.
 func (w *Watcher) loop() {
-	lastTick := time.Now()
 	timer := time.NewTimer(w.currentInterval())
 	defer timer.Stop()
-	// Between the full lists, a recent-changes list every UrgentInterval
-	// while urgent (see WatcherOptions.Recent), on a ticker of its own that
-	// Nudges do not reset.
-	var recent <-chan time.Time
-	if w.opts.Recent > 0 && w.opts.Urgent != nil {
-		t := time.NewTicker(w.opts.UrgentInterval)
-		defer t.Stop()
-		recent = t.C
-	}
 	for {
 		select {
 		case <-timer.C:
-		case <-recent:
-			if w.opts.Urgent() {
-				w.tickRecent()
-			}
-			if w.stopIfIdle() {
-				return
-			}
-			continue
 		case <-w.kick:
 			if w.stopIfIdle() {
 				return
 			}
-			// Nudged: tick within MinInterval, and no later than
-			// MaxInterval after the last list began (writes nudge several
-			// times a second, and reads in a pass take a list up to
-			// passReadMaxAge old: a later tick leaves each such read to
-			// start a list of its own).
+			// Nudged: tick within MinInterval.
 			if !timer.Stop() {
 				select {
 				case <-timer.C:
 				default:
 				}
 			}
-			d := w.currentInterval()
-			timer.Reset(min(d, max(time.Until(lastTick.Add(w.opts.MaxInterval)), 0)))
+			timer.Reset(w.currentInterval())
 			continue
 		}
 		if w.stopIfIdle() {
@@ -579,7 +515,6 @@ func (w *Watcher) loop() {
 		// longer than the interval is followed by the next at once (one
 		// list in flight at a time, never more).
 		started := time.Now()
-		lastTick = started
 		next := w.tick()
 		if w.stopIfIdle() {
 			return

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -26,17 +24,7 @@ type fakeNodeList struct {
 	mu       sync.Mutex
 	nodes    map[string]map[string]any
 	requests atomic.Int64
-	// recent counts the lists sorted by provision_updated_at (recent
-	// changes); recentQuery is the last one's query, fields cut to the first.
-	recent      atomic.Int64
-	recentQuery string
-	srv         *httptest.Server
-}
-
-func (f *fakeNodeList) lastRecentQuery() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.recentQuery
+	srv      *httptest.Server
 }
 
 func newFakeNodeList(t *testing.T, n int) *fakeNodeList {
@@ -69,19 +57,6 @@ func (f *fakeNodeList) serve(w http.ResponseWriter, r *http.Request) {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	if q.Get("sort_key") == "provision_updated_at" && q.Get("sort_dir") == "desc" {
-		f.recent.Add(1)
-		rq := r.URL.Query()
-		rq.Set("fields", strings.Split(rq.Get("fields"), ",")[0])
-		f.recentQuery = rq.Encode()
-		sort.SliceStable(ids, func(i, j int) bool {
-			a, _ := f.nodes[ids[i]]["provision_updated_at"].(string)
-			b, _ := f.nodes[ids[j]]["provision_updated_at"].(string)
-			return a > b
-		})
-		ids = ids[:min(limit, len(ids))]
-		limit = 0 // one page
-	}
 	var page []map[string]any
 	next := ""
 	for _, id := range ids {
@@ -492,103 +467,6 @@ func TestWatcherBatchInterval(t *testing.T) {
 	}
 }
 
-// While Urgent reports true, the watcher lists the Recent nodes whose
-// provision state changed last between its full lists: a waiter whose node
-// is among them wakes, and the next pass's read is served from that list.
-// A changed node left out of the page waits for a full list.
-func TestWatcherRecentChanges(t *testing.T) {
-	f := newFakeNodeList(t, 50)
-	for i := range 50 {
-		f.set(nodeID(i), "provision_updated_at", "2026-01-01T00:00:00Z")
-	}
-	var urgent atomic.Bool
-	urgent.Store(true)
-	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: time.Hour, MaxInterval: time.Hour,
-		Recent: 2, Urgent: urgent.Load, UrgentInterval: 2 * time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if _, err := w.Node(ctx, nodeID(0), time.Now()); err != nil { // the full list recent ones merge into
-		t.Fatal(err)
-	}
-	full := f.requests.Load() - f.recent.Load()
-
-	done := map[int]chan error{}
-	for _, i := range []int{7, 8, 42} {
-		ch := make(chan error, 1)
-		done[i] = ch
-		go func() { ch <- w.Wait(ctx, nodeID(i), time.Hour) }()
-	}
-	for w.waiting() != 3 {
-		runtime.Gosched()
-	}
-	// 7 changes first, then 42 and 8: a page of 2 shows 42 and 8.
-	f.set(nodeID(7), "provision_state", "manageable")
-	f.set(nodeID(7), "provision_updated_at", "2026-01-02T00:00:00Z")
-	for _, i := range []int{42, 8} {
-		f.set(nodeID(i), "provision_state", "manageable")
-		f.set(nodeID(i), "provision_updated_at", "2026-01-03T00:00:00Z")
-	}
-	changed := time.Now()
-	// Writes nudge the watcher all the time: the recent-changes ticks come
-	// on their own pace regardless.
-	nudging, stopNudging := context.WithCancel(ctx)
-	go func() {
-		tk := time.NewTicker(time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-tk.C:
-				w.Nudge()
-			case <-nudging.Done():
-				return
-			}
-		}
-	}()
-	ti := nextTick(t, ticks, func(ti TickInfo) bool { return ti.Recent && ti.Woken > 0 })
-	stopNudging()
-	if ti.Woken != 2 {
-		t.Fatalf("a recent-changes tick woke %d waiters, want 2 (42 and 8)", ti.Woken)
-	}
-	for _, i := range []int{42, 8} {
-		if err := <-done[i]; err != nil {
-			t.Fatal(err)
-		}
-	}
-	select {
-	case <-done[7]:
-		t.Fatal("node 7, left out of the page, woke without a full list")
-	default:
-	}
-	n, err := w.Node(ctx, nodeID(42), changed)
-	if err != nil || n == nil || n.ProvisionState != "manageable" {
-		t.Fatalf("read after the change: %+v, %v", n, err)
-	}
-	if got := f.requests.Load() - f.recent.Load(); got != full {
-		t.Fatalf("%d full lists after the first, want 0: the read is served from the recent list", got-full)
-	}
-	if f.recent.Load() == 0 || f.lastRecentQuery() != "fields=uuid&limit=2&sort_dir=desc&sort_key=provision_updated_at" {
-		t.Fatalf("recent-changes list query %q", f.lastRecentQuery())
-	}
-	// Not urgent: no more recent-changes lists; a Nudge brings a full one
-	// that wakes 7.
-	urgent.Store(false)
-	w.mu.Lock()
-	w.opts.MinInterval = time.Millisecond
-	w.mu.Unlock()
-	w.Nudge()
-	if err := <-done[7]; err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	waitStopped(t, w)
-}
-
-func (w *Watcher) waiting() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.waiters)
-}
-
 // A wait after a write whose delay ends before the watcher listed again
 // goes on until that list (the pass after it would wait for one anyway);
 // without a write, the delay ends the wait.
@@ -610,34 +488,4 @@ func TestWatcherWaitAfterWriteOutlivesItsDelay(t *testing.T) {
 	if st := w.Stats(); st.Wakeups != 1 || st.ListRequests == 0 {
 		t.Fatalf("after a write: %+v, want the wait to end at a list since the write", st)
 	}
-}
-
-// Writes nudge the watcher several times a second: each Nudge must not
-// postpone the next full list past MaxInterval after the last began, or
-// reads that take a list up to a few seconds old start lists of their own.
-func TestWatcherNudgesDoNotStarveTicks(t *testing.T) {
-	f := newFakeNodeList(t, 1)
-	w, ticks := newTestWatcher(t, f, WatcherOptions{MinInterval: 30 * time.Millisecond, MaxInterval: 40 * time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- w.Wait(ctx, nodeID(0), time.Hour) }()
-	go func() {
-		tk := time.NewTicker(time.Millisecond)
-		defer tk.Stop()
-		for {
-			select {
-			case <-tk.C:
-				w.Nudge()
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for range 3 {
-		nextTick(t, ticks, func(ti TickInfo) bool { return !ti.Recent })
-	}
-	cancel()
-	<-done
-	waitStopped(t, w)
 }

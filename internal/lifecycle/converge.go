@@ -91,9 +91,10 @@ func (m *Machine) Converge(ctx context.Context, h *Host, opts ConvergeOptions) e
 		case StepDelayed:
 			m.log(ctx, "delayed by the capacity gate", map[string]any{
 				"host": h.Spec.Name, "id": h.Status.ID, "state": string(h.Status.State),
-				"busy": m.Gate.Busy(), "limit": m.Gate.Limit(),
+				"busy": m.Gate.Busy(), "limit": m.Gate.Limit(), "queued": m.Gate.Waiting(),
 			})
-			if err := m.Gate.WaitFree(ctx, gateKey(h)); err != nil {
+			ahead := h.Status.State != StateRegistering
+			if err := m.Gate.WaitFree(ctx, gateKey(h), ahead); err != nil {
 				return m.waitError(h, r, since, fmt.Errorf("waiting for a provisioning slot: %w", err))
 			}
 			continue

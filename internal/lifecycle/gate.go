@@ -22,10 +22,13 @@ type Gate struct {
 
 	mu      sync.Mutex
 	holders map[string]struct{}
-	// queue is the hosts waiting in WaitFree, first come first served: a
-	// released slot is handed to the first of them (and only it wakes),
-	// rather than hundreds of hosts waking to race for one slot.
-	queue []*gateWaiter
+	// queues are the hosts waiting in WaitFree, first come first served,
+	// those past registration (queues[0]) before those about to inspect
+	// (queues[1]): a released slot is handed to the first of them (and
+	// only it wakes), rather than hundreds of hosts waking to race for one
+	// slot. Hosts nearer the end go first, so that they finish (and power
+	// on, and free Terraform's RPC) while others inspect.
+	queues [2][]*gateWaiter
 }
 
 // gateWaiter is one host in the queue; ch is closed when it is handed a
@@ -83,12 +86,14 @@ func (g *Gate) Release(key string) {
 
 // handOffLocked gives free slots to the hosts at the head of the queue.
 func (g *Gate) handOffLocked() {
-	for len(g.queue) > 0 && len(g.holders) < g.limit {
-		w := g.queue[0]
-		g.queue[0] = nil
-		g.queue = g.queue[1:]
-		g.holders[w.key] = struct{}{}
-		close(w.ch)
+	for q := range g.queues {
+		for len(g.queues[q]) > 0 && len(g.holders) < g.limit {
+			w := g.queues[q][0]
+			g.queues[q][0] = nil
+			g.queues[q] = g.queues[q][1:]
+			g.holders[w.key] = struct{}{}
+			close(w.ch)
+		}
 	}
 }
 
@@ -99,7 +104,7 @@ func (g *Gate) Waiting() int {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return len(g.queue)
+	return len(g.queues[0]) + len(g.queues[1])
 }
 
 // Holds reports whether key holds a slot.
@@ -125,21 +130,25 @@ func (g *Gate) Busy() int {
 
 // WaitFree blocks until key holds a slot or ctx ends. A host that waits
 // joins the queue and is handed the next slot released, in the order the
-// hosts came (BMO requeues delayed hosts and lets them race; one slot then
-// wakes one host). The slot is key's until Release, which Converge calls
-// when it returns, and which Step calls when the host's next state needs
-// no slot.
-func (g *Gate) WaitFree(ctx context.Context, key string) error {
+// hosts came, those with ahead set (past registration) before the others
+// (BMO requeues delayed hosts and lets them race; one slot then wakes one
+// host). The slot is key's until Release, which Converge calls when it
+// returns, and which Step calls when the host's next state needs no slot.
+func (g *Gate) WaitFree(ctx context.Context, key string, ahead bool) error {
 	if g == nil || g.limit <= 0 {
 		return ctx.Err()
 	}
+	q := 1
+	if ahead {
+		q = 0
+	}
 	g.mu.Lock()
-	if _, held := g.holders[key]; held || len(g.holders) < g.limit && len(g.queue) == 0 {
+	if _, held := g.holders[key]; held || len(g.holders) < g.limit && len(g.queues[0])+len(g.queues[1]) == 0 {
 		g.mu.Unlock()
 		return ctx.Err()
 	}
 	w := &gateWaiter{key: key, ch: make(chan struct{})}
-	g.queue = append(g.queue, w)
+	g.queues[q] = append(g.queues[q], w)
 	g.mu.Unlock()
 	select {
 	case <-w.ch:
@@ -148,9 +157,9 @@ func (g *Gate) WaitFree(ctx context.Context, key string) error {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for i, q := range g.queue {
-		if q == w {
-			g.queue = append(g.queue[:i], g.queue[i+1:]...)
+	for i, x := range g.queues[q] {
+		if x == w {
+			g.queues[q] = append(g.queues[q][:i], g.queues[q][i+1:]...)
 			break
 		}
 	}

@@ -43,7 +43,7 @@ func TestGateBasics(t *testing.T) {
 		if u.Holds("0") || u.Busy() != 0 || u.Limit() != 0 {
 			t.Fatal("unlimited gate tracks holders")
 		}
-		if err := u.WaitFree(context.Background(), "x"); err != nil {
+		if err := u.WaitFree(context.Background(), "x", false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,18 +52,18 @@ func TestGateBasics(t *testing.T) {
 func TestGateWaitFree(t *testing.T) {
 	g := NewGate(1)
 	g.TryAcquire("a")
-	if err := g.WaitFree(context.Background(), "a"); err != nil {
+	if err := g.WaitFree(context.Background(), "a", false); err != nil {
 		t.Fatalf("holder waited: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := g.WaitFree(ctx, "b"); !errors.Is(err, context.Canceled) {
+	if err := g.WaitFree(ctx, "b", false); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 
 	done := make(chan error)
-	go func() { done <- g.WaitFree(context.Background(), "b") }()
+	go func() { done <- g.WaitFree(context.Background(), "b", false) }()
 	select {
 	case <-done:
 		t.Fatal("WaitFree returned while the gate is full")
@@ -89,7 +89,7 @@ func TestGateHandsSlotsInQueueOrder(t *testing.T) {
 			ctx = ctxC
 		}
 		go func() {
-			if g.WaitFree(ctx, k) == nil {
+			if g.WaitFree(ctx, k, false) == nil {
 				got <- k
 			}
 		}()
@@ -113,6 +113,27 @@ func TestGateHandsSlotsInQueueOrder(t *testing.T) {
 	g.Release("b")
 	if k := <-got; k != "d" || !g.Holds("d") || g.Waiting() != 0 {
 		t.Fatalf("second slot went to %q, want d (c gave up)", k)
+	}
+
+	// A host past registration queued after one about to inspect goes
+	// first.
+	for _, k := range []string{"inspect", "clean"} {
+		go func() {
+			if g.WaitFree(context.Background(), k, k == "clean") == nil {
+				got <- k
+			}
+		}()
+		for g.Waiting() != map[string]int{"inspect": 1, "clean": 2}[k] {
+			runtime.Gosched()
+		}
+	}
+	g.Release("d")
+	if k := <-got; k != "clean" {
+		t.Fatalf("slot went to %q, want the host past registration", k)
+	}
+	g.Release("clean")
+	if k := <-got; k != "inspect" {
+		t.Fatalf("slot went to %q, want inspect", k)
 	}
 }
 

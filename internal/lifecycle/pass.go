@@ -26,8 +26,7 @@ type urgentKey struct{}
 
 // WithUrgency marks ctx's Ironic requests as urgent: the transport sends
 // them before the others queued for a connection. Step marks the passes of
-// hosts holding a capacity slot (every queued host waits on them), and the
-// watcher its recent-changes lists (which show slot holders done).
+// hosts holding a capacity slot (every queued host waits on them).
 func WithUrgency(ctx context.Context) context.Context {
 	return context.WithValue(ctx, urgentKey{}, true)
 }

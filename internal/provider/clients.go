@@ -63,16 +63,8 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	}
 	// Batch: with hundreds of hosts waiting on a slow Ironic, one list
 	// serves several wakeups (at most about one list per host per apply).
-	// Recent/Urgent: while hosts queue for a capacity slot, the slot
-	// holders wait on a list to see their node done and free the slot; a
-	// list of the nodes changed last (twice the slots) every second shows
-	// them without listing every node.
 	gate := lifecycle.NewGate(s.MaxConcurrent)
-	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{
-		Batch:  5,
-		Recent: min(max(2*s.MaxConcurrent, 20), 200),
-		Urgent: func() bool { return gate.Waiting() > 0 },
-	})
+	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{Batch: 5})
 	// The provider keeps no inspection details in a host's state (the
 	// baremetal_hardware data source reads them when asked): no GET of
 	// every inventory at the end of an inspection.

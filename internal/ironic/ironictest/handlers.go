@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/allocations"
@@ -108,14 +107,6 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
 		out = append(out, s.view(n))
 	}
 	slices.SortFunc(out, func(a, b nodes.Node) int { return strings.Compare(a.UUID, b.UUID) })
-	// The watcher's recent changes: newest provision change first, one
-	// page of limit nodes.
-	if q.Get("sort_key") == "provision_updated_at" && q.Get("sort_dir") == "desc" {
-		slices.SortStableFunc(out, func(a, b nodes.Node) int { return b.ProvisionUpdatedAt.Compare(a.ProvisionUpdatedAt) })
-		if limit, err := strconv.Atoi(q.Get("limit")); err == nil && limit > 0 && limit < len(out) {
-			out = out[:limit]
-		}
-	}
 	WriteJSON(w, http.StatusOK, map[string]any{"nodes": out})
 }
 

@@ -123,6 +123,15 @@ var importIgnore = []string{"driver", "driver_info", "driver_secrets", "timeouts
 	"error_message", "error_type", "operational_status", "ironic_state", "powered_on"}
 
 // sameID checks that a step changed the host in place.
+// saveID records the id of the resource at addr, for sameID in a later
+// step.
+func saveID(addr string, id *string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		*id = s.RootModule().Resources[addr].Primary.ID
+		return nil
+	}
+}
+
 func sameID(id *string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		got := s.RootModule().Resources["baremetal_host.test"].Primary.ID
@@ -159,10 +168,7 @@ func TestAccHost_deletedOutside(t *testing.T) {
 			{
 				Config: fakeHost(name, `  inspection = "disabled"
   boot_mac_address = "`+mac+`"`),
-				Check: func(s *terraform.State) error {
-					id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-					return nil
-				},
+				Check: saveID("baremetal_host.test", &id),
 			},
 			{
 				PreConfig: func() { acctest.DeleteNodeNamed(t, sc, name) },
@@ -400,10 +406,7 @@ func TestAccHost_importAdoptsInPlace(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: fmt.Sprintf("resource \"baremetal_host\" \"orig\" {\n  name = %q\n%s\n}\n", name, body),
-				Check: func(s *terraform.State) error {
-					id = s.RootModule().Resources["baremetal_host.orig"].Primary.ID
-					return nil
-				},
+				Check:  saveID("baremetal_host.orig", &id),
 			},
 			{ // Forget it without deleting it, and import it under a new address.
 				Config: fmt.Sprintf(`

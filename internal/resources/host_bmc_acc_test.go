@@ -197,10 +197,7 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 						return nil
 					}),
 					simPower(srv, "sys-0", sim.PowerOff),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
+					saveID("baremetal_host.test", &id),
 				),
 			},
 			{ // Power on in place: the simulated machine is on.
@@ -410,10 +407,7 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 						}
 						return nil
 					}),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
+					saveID("baremetal_host.test", &id),
 				),
 			},
 			{

@@ -80,10 +80,7 @@ func TestAccHostDay2_reboot(t *testing.T) {
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 					simPower(srv, "sys-0", sim.PowerOn),
 					simResetCount(srv, "sys-0", &resets),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
+					saveID("baremetal_host.test", &id),
 				),
 			},
 			{
@@ -161,10 +158,7 @@ func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "detached", "false"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
+					saveID("baremetal_host.test", &id),
 					simResetCount(srv, "sys-0", &resets),
 				),
 			},
@@ -280,10 +274,7 @@ data "baremetal_hardware" "test" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 					hasPort(newMAC, false),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
+					saveID("baremetal_host.test", &id),
 				),
 			},
 			{

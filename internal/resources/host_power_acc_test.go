@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
@@ -34,10 +33,7 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 					simPower(srv, "sys-0", sim.PowerOn),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
+					saveID("baremetal_host.test", &id),
 				),
 			},
 			{

@@ -68,10 +68,7 @@ func TestAccHost_raid(t *testing.T) {
 					target(`{"logical_disks":[{"controller":"RAID.Integrated.1-1","physical_disks":["Disk.Bay.0","Disk.Bay.1"],"raid_level":"1","size_gb":100,"volume_name":"root"}]}`),
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "raid_config", ""),
-					func(s *terraform.State) error {
-						id = s.RootModule().Resources["baremetal_host.test"].Primary.ID
-						return nil
-					},
+					saveID("baremetal_host.test", &id),
 				),
 			},
 			{Config: raid(mirror), PlanOnly: true},

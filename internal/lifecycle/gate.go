@@ -104,6 +104,11 @@ func (g *Gate) Waiting() int {
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.queuedLocked()
+}
+
+// queuedLocked is how many hosts wait in WaitFree (g.mu held).
+func (g *Gate) queuedLocked() int {
 	return len(g.queues[0]) + len(g.queues[1])
 }
 
@@ -143,7 +148,7 @@ func (g *Gate) WaitFree(ctx context.Context, key string, ahead bool) error {
 		q = 0
 	}
 	g.mu.Lock()
-	if _, held := g.holders[key]; held || len(g.holders) < g.limit && len(g.queues[0])+len(g.queues[1]) == 0 {
+	if _, held := g.holders[key]; held || len(g.holders) < g.limit && g.queuedLocked() == 0 {
 		g.mu.Unlock()
 		return ctx.Err()
 	}

@@ -1,0 +1,85 @@
+package gcheadroom
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+const mib = 1 << 20
+
+func TestPercent(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		live, headroom   uint64
+		minPercent, want int
+	}{
+		// 32 MiB of headroom allows GOGC up to 800 (Go's minimum heap
+		// target is 4 MiB per 100 percent, 32 MiB at 800).
+		{"empty heap: the runtime's minimum is the headroom", 0, 32 * mib, 50, 800},
+		{"tiny heap: capped so the runtime's minimum stays at the headroom", 1 * mib, 32 * mib, 50, 800},
+		{"a plan's heap: headroom over live", 16 * mib, 32 * mib, 50, 200},
+		{"live equal to the headroom", 32 * mib, 32 * mib, 50, 100},
+		{"500 creates in flight: the percentage is more", 80 * mib, 32 * mib, 50, 50},
+		{"just above the percentage", 60 * mib, 32 * mib, 50, 53},
+		{"headroom below the runtime's minimum: the percentage", 10 * mib, 1 * mib, 50, 50},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Percent(tc.live, tc.headroom, tc.minPercent); got != tc.want {
+				t.Errorf("Percent(%d MiB live, %d MiB headroom, min %d) = %d, want %d",
+					tc.live/mib, tc.headroom/mib, tc.minPercent, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStartTunesAfterEveryCollection: Start sets GOGC at once and again
+// after each collection, from the live heap, until stopped.
+func TestStartTunesAfterEveryCollection(t *testing.T) {
+	set := make(chan int, 16)
+	stop := start(32*mib, 50, func(p int) int { set <- p; return 100 })
+	// until waits for a GOGC that ok accepts (collections that ran on their
+	// own may have set others first), and returns it.
+	until := func(what string, ok func(int) bool) int {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for {
+			select {
+			case p := <-set:
+				if ok(p) {
+					return p
+				}
+			case <-deadline:
+				t.Fatalf("no GOGC %s", what)
+				return 0
+			}
+		}
+	}
+	until("within [50, 800] at Start", func(p int) bool { return p >= 50 && p <= 800 })
+	// Hold a live heap larger than the headroom: after a collection the
+	// percentage wins.
+	ballast := make([][]byte, 64)
+	for i := range ballast {
+		ballast[i] = make([]byte, mib)
+		ballast[i][0] = 1
+	}
+	runtime.GC()
+	until("of 50 with 64 MiB live", func(p int) bool { return p == 50 })
+	runtime.KeepAlive(ballast)
+	ballast = nil
+	runtime.GC()
+	until("above 50 after the live heap shrank", func(p int) bool { return p > 50 })
+	stop()
+	// The cleanup armed before stop may still run once; after that, none.
+	runtime.GC()
+	runtime.GC()
+	runtime.GC()
+	drained := 0
+	for len(set) > 0 {
+		<-set
+		drained++
+	}
+	if drained > 1 {
+		t.Errorf("GOGC set %d times after stop, want at most 1", drained)
+	}
+}

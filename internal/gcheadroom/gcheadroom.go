@@ -24,17 +24,19 @@ import (
 const heapMinimumPerPercent = 4 << 20 / 100
 
 // Percent is the GOGC that puts the next collection at live + max(headroom,
-// live*minPercent/100): at least minPercent, and never so high that Go's
-// minimum heap target (4 MiB per 100 percent) exceeds the headroom.
-func Percent(live, headroom uint64, minPercent int) int {
+// scanned*minPercent/100), where scanned is what Go multiplies GOGC by: the
+// live heap, the goroutine stacks and the globals. It is at least
+// minPercent, and never so high that Go's minimum heap target (4 MiB per
+// 100 percent) exceeds the headroom.
+func Percent(scanned, headroom uint64, minPercent int) int {
 	maxPercent := int(headroom / heapMinimumPerPercent)
 	if maxPercent < minPercent {
 		return minPercent
 	}
-	if live == 0 {
+	if scanned == 0 {
 		return maxPercent
 	}
-	p := headroom * 100 / live
+	p := headroom * 100 / scanned
 	switch {
 	case p < uint64(minPercent):
 		return minPercent
@@ -66,7 +68,7 @@ func Start(headroom uint64, minPercent int) (stop func()) {
 
 func start(headroom uint64, minPercent int, set func(int) int) func() {
 	t := &tuner{headroom: headroom, minPercent: minPercent, set: set,
-		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}}
 	t.tune()
 	t.arm()
 	return func() { t.stopped.Store(true) }
@@ -74,11 +76,13 @@ func start(headroom uint64, minPercent int, set func(int) int) func() {
 
 func (t *tuner) tune() {
 	metrics.Read(t.sample)
-	var live uint64
-	if t.sample[0].Value.Kind() == metrics.KindUint64 {
-		live = t.sample[0].Value.Uint64()
+	var scanned uint64
+	for _, s := range t.sample {
+		if s.Value.Kind() == metrics.KindUint64 {
+			scanned += s.Value.Uint64()
+		}
 	}
-	t.set(Percent(live, t.headroom, t.minPercent))
+	t.set(Percent(scanned, t.headroom, t.minPercent))
 }
 
 // arm makes the next collection run tune and arm again.

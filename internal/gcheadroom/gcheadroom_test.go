@@ -10,9 +10,9 @@ const mib = 1 << 20
 
 func TestPercent(t *testing.T) {
 	for _, tc := range []struct {
-		name             string
-		live, headroom   uint64
-		minPercent, want int
+		name              string
+		scanned, headroom uint64
+		minPercent, want  int
 	}{
 		// 32 MiB of headroom allows GOGC up to 800 (Go's minimum heap
 		// target is 4 MiB per 100 percent, 32 MiB at 800).
@@ -25,9 +25,9 @@ func TestPercent(t *testing.T) {
 		{"headroom below the runtime's minimum: the percentage", 10 * mib, 1 * mib, 50, 50},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Percent(tc.live, tc.headroom, tc.minPercent); got != tc.want {
-				t.Errorf("Percent(%d MiB live, %d MiB headroom, min %d) = %d, want %d",
-					tc.live/mib, tc.headroom/mib, tc.minPercent, got, tc.want)
+			if got := Percent(tc.scanned, tc.headroom, tc.minPercent); got != tc.want {
+				t.Errorf("Percent(%d MiB scanned, %d MiB headroom, min %d) = %d, want %d",
+					tc.scanned/mib, tc.headroom/mib, tc.minPercent, got, tc.want)
 			}
 		})
 	}

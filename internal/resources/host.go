@@ -36,6 +36,7 @@ type hostResource struct {
 var (
 	_ resource.ResourceWithImportState      = (*hostResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*hostResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*hostResource)(nil)
 )
 
 func (r *hostResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -215,7 +216,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 }
 
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
-	return []resource.ConfigValidator{hostConfigValidator{}, raidConfigValidator{}, inspectionValidator{}, powerValidator{}}
+	return []resource.ConfigValidator{powerValidator{}}
 }
 
 func (r *hostResource) machine() *lifecycle.Machine { return r.clients.Machine }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -72,25 +73,26 @@ func mapReplaceUnlessImported(ctx context.Context, req planmodifier.MapRequest, 
 	resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
 }
 
-// hostConfigValidator checks what needs several attributes at once, at plan
-// time: a way to reach the host, and the MAC rules.
-type hostConfigValidator struct{}
-
-func (hostConfigValidator) Description(context.Context) string {
-	return "checks the BMC, driver and MAC rules of a host"
-}
-func (v hostConfigValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (hostConfigValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+// ValidateConfig checks, at plan time and without Ironic, what needs
+// several attributes at once. The configuration is read into the model once
+// for all the checks: a plan validates every host of the fleet, and each
+// read walks the whole schema.
+func (r *hostResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m hostModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	checkReach(&m, &resp.Diagnostics)
+	checkRAID(ctx, &m, &resp.Diagnostics)
+	checkInspection(ctx, &m, &resp.Diagnostics)
+}
+
+// checkReach checks a way to reach the host, the credentials and the MAC
+// rules.
+func checkReach(m *hostModel, diags *diag.Diagnostics) {
 	if m.BMC == nil && m.Driver.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("bmc"), "Missing BMC",
+		diags.AddAttributeError(path.Root("bmc"), "Missing BMC",
 			"Set bmc (an address and credentials) or driver with driver_info, so that Ironic can reach the host.")
 		return
 	}
@@ -100,35 +102,35 @@ func (hostConfigValidator) ValidateResource(ctx context.Context, req resource.Va
 		d, err := bmcaddr.Parse(b.Address.ValueString())
 		if err == nil && !d.SupportsSecureBoot && m.Driver.IsNull() &&
 			m.BootMode.ValueString() == string(lifecycle.BootModeUEFISecureBoot) {
-			resp.Diagnostics.AddAttributeError(path.Root("boot_mode"), "Secure boot not supported by this BMC",
+			diags.AddAttributeError(path.Root("boot_mode"), "Secure boot not supported by this BMC",
 				fmt.Sprintf("boot_mode = %q: BMC address type %q cannot do secure boot (the Bare Metal Operator refuses it). "+
 					"Use a Redfish address, such as redfish-virtualmedia://, or boot_mode = \"UEFI\".", lifecycle.BootModeUEFISecureBoot, d.Type))
 		}
 		if err == nil && d.NeedsMAC && macMissing {
-			resp.Diagnostics.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
+			diags.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
 				fmt.Sprintf("BMC address type %q needs boot_mac_address.", d.Type))
 		}
 		if b.Password.IsNull() && b.PasswordWO.IsNull() && !b.Password.IsUnknown() && !b.PasswordWO.IsUnknown() {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("password"), "Missing BMC password", "Set bmc.password or bmc.password_wo.")
+			diags.AddAttributeError(path.Root("bmc").AtName("password"), "Missing BMC password", "Set bmc.password or bmc.password_wo.")
 		}
 		if !b.Password.IsNull() && !b.PasswordWO.IsNull() {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("password_wo"), "Conflicting BMC passwords", "Set either bmc.password or bmc.password_wo, not both.")
+			diags.AddAttributeError(path.Root("bmc").AtName("password_wo"), "Conflicting BMC passwords", "Set either bmc.password or bmc.password_wo, not both.")
 		}
 		if !b.PasswordWO.IsNull() && b.PasswordWOVersion.IsNull() {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("password_wo_version"), "Missing password_wo_version",
+			diags.AddAttributeError(path.Root("bmc").AtName("password_wo_version"), "Missing password_wo_version",
 				"bmc.password_wo needs bmc.password_wo_version, which tells the provider when to send it again.")
 		}
 	}
 	if !m.DriverSecretsWO.IsNull() && !m.DriverSecrets.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("driver_secrets_wo"), "Conflicting driver secrets",
+		diags.AddAttributeError(path.Root("driver_secrets_wo"), "Conflicting driver secrets",
 			"Set either driver_secrets or driver_secrets_wo, not both.")
 	}
 	if !m.DriverSecretsWO.IsNull() && m.DriverSecretsWOVer.IsNull() {
-		resp.Diagnostics.AddAttributeError(path.Root("driver_secrets_wo_version"), "Missing driver_secrets_wo_version",
+		diags.AddAttributeError(path.Root("driver_secrets_wo_version"), "Missing driver_secrets_wo_version",
 			"driver_secrets_wo needs driver_secrets_wo_version, which tells the provider when to send the secrets again.")
 	}
 	if m.Inspection.ValueString() == "disabled" && macMissing {
-		resp.Diagnostics.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
+		diags.AddAttributeError(path.Root("boot_mac_address"), "Missing boot_mac_address",
 			"inspection = \"disabled\" needs boot_mac_address: without inspection Ironic learns no NIC.")
 	}
 }

@@ -3,8 +3,8 @@ package resources
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -20,21 +20,10 @@ const inspectionDescription = "How the host is inspected on registration, as BMO
 	"`disabled`: no inspection (`no-inspect`); nothing is stored, and `boot_mac_address` is required. " +
 	"`fake-hardware` nodes inspect with `fake` unless disabled. Takes effect on registration."
 
-// inspectionValidator refuses, at plan time, an inspection mode the
-// host's driver cannot do (out-of-band on ipmi).
-type inspectionValidator struct{}
-
-func (inspectionValidator) Description(context.Context) string {
-	return "checks that the host's driver can inspect in the inspection mode asked for"
-}
-
-func (v inspectionValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (inspectionValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m hostModel
-	if req.Config.Get(ctx, &m).HasError() || m.Inspection.IsUnknown() || m.Inspection.IsNull() || m.Driver.IsUnknown() {
+// checkInspection refuses, at plan time, an inspection mode the host's
+// driver cannot do (out-of-band on ipmi).
+func checkInspection(ctx context.Context, m *hostModel, diags *diag.Diagnostics) {
+	if m.Inspection.IsUnknown() || m.Inspection.IsNull() || m.Driver.IsUnknown() {
 		return
 	}
 	var ifaces map[string]string
@@ -53,6 +42,6 @@ func (inspectionValidator) ValidateResource(ctx context.Context, req resource.Va
 		return
 	}
 	if _, err := lifecycle.InspectInterfaces(driver, lifecycle.InspectionMode(m.Inspection.ValueString())); err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("inspection"), "Inspection mode not supported by this driver", err.Error())
+		diags.AddAttributeError(path.Root("inspection"), "Inspection mode not supported by this driver", err.Error())
 	}
 }

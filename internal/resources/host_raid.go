@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -134,24 +135,13 @@ func (m *hostModel) raidInterface(ctx context.Context) string {
 	return ""
 }
 
-// raidConfigValidator checks the raid block at plan time (no Ironic needed).
-type raidConfigValidator struct{}
-
-func (raidConfigValidator) Description(context.Context) string {
-	return "checks the RAID volumes as the Bare Metal Operator does"
-}
-func (v raidConfigValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-
-func (raidConfigValidator) ValidateResource(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var m hostModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || m.RAID == nil {
+// checkRAID checks the raid block at plan time (no Ironic needed).
+func checkRAID(ctx context.Context, m *hostModel, diags *diag.Diagnostics) {
+	if m.RAID == nil {
 		return
 	}
 	for _, err := range lifecycle.ValidateRAID(m.RAID.config(ctx), m.raidInterface(ctx)) {
-		resp.Diagnostics.AddAttributeError(path.Root("raid"), "Invalid RAID configuration", err.Error())
+		diags.AddAttributeError(path.Root("raid"), "Invalid RAID configuration", err.Error())
 	}
 }
 

@@ -235,7 +235,7 @@ func TestHostConfigValidator_passwords(t *testing.T) {
 				"bmc":    bmcBlock(c.bmc),
 			})
 			var resp resource.ValidateConfigResponse
-			hostConfigValidator{}.ValidateResource(context.Background(), resource.ValidateConfigRequest{Config: cfg}, &resp)
+			(&hostResource{}).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: cfg}, &resp)
 			errs := resp.Diagnostics.Errors()
 			if c.summary == "" {
 				if len(errs) != 0 {

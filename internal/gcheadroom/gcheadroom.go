@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"sync/atomic"
 )
 
 // heapMinimumPerPercent is the Go runtime's minimum heap target per percent
@@ -52,7 +51,6 @@ type tuner struct {
 	minPercent int
 	set        func(int) int // debug.SetGCPercent, or a test's recorder
 	sample     []metrics.Sample
-	stopped    atomic.Bool
 }
 
 // sentinel is what the collector frees each cycle, running the tuner's
@@ -60,18 +58,18 @@ type tuner struct {
 // freed together and late.
 type sentinel struct{ _ [64]byte }
 
-// Start sets GOGC now (for an empty heap) and after every collection, until
-// stop is called. Callers leave it off when the user set GOGC or GOMEMLIMIT.
-func Start(headroom uint64, minPercent int) (stop func()) {
-	return start(headroom, minPercent, debug.SetGCPercent)
+// Start sets GOGC now (for an empty heap) and after every collection, for
+// the life of the process. Callers leave it off when the user set GOGC or
+// GOMEMLIMIT.
+func Start(headroom uint64, minPercent int) {
+	start(headroom, minPercent, debug.SetGCPercent)
 }
 
-func start(headroom uint64, minPercent int, set func(int) int) func() {
+func start(headroom uint64, minPercent int, set func(int) int) {
 	t := &tuner{headroom: headroom, minPercent: minPercent, set: set,
 		sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}}
 	t.tune()
 	t.arm()
-	return func() { t.stopped.Store(true) }
 }
 
 func (t *tuner) tune() {
@@ -88,9 +86,6 @@ func (t *tuner) tune() {
 // arm makes the next collection run tune and arm again.
 func (t *tuner) arm() {
 	runtime.AddCleanup(new(sentinel), func(t *tuner) {
-		if t.stopped.Load() {
-			return
-		}
 		t.tune()
 		t.arm()
 	}, t)

@@ -66,16 +66,12 @@ func (c *Catalog) BIOS(ctx context.Context, idOrName string, redfish *lifecycle.
 	if out.SchemaSource == lifecycle.SchemaSourceIronic || redfish == nil {
 		return out, nil
 	}
-	cfg, systemID, ok, err := redfishConfigFor(redfish, n)
+	rc, systemID, err := nodeRedfish(ctx, redfish, n, "reading the BIOS attribute registry from the BMC")
 	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", n.UUID, err)
+		return nil, err
 	}
-	if !ok {
+	if rc == nil {
 		return out, nil
-	}
-	rc, err := bmc.ConnectRedfish(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("node %s: reading the BIOS attribute registry from the BMC: %w", n.UUID, err)
 	}
 	defer rc.Close()
 	info, err := rc.BIOS(systemID)
@@ -329,16 +325,12 @@ func (c *Catalog) Firmware(ctx context.Context, idOrName string, redfish *lifecy
 	if redfish == nil {
 		return out, nil
 	}
-	cfg, systemID, ok, err := redfishConfigFor(redfish, n)
+	rc, systemID, err := nodeRedfish(ctx, redfish, n, "reading the firmware inventory from the BMC")
 	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", n.UUID, err)
+		return nil, err
 	}
-	if !ok {
+	if rc == nil {
 		return out, nil
-	}
-	rc, err := bmc.ConnectRedfish(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("node %s: reading the firmware inventory from the BMC: %w", n.UUID, err)
 	}
 	defer rc.Close()
 	facts, err := rc.SystemFacts(systemID)
@@ -354,4 +346,22 @@ func (c *Catalog) Firmware(ctx context.Context, idOrName string, redfish *lifecy
 		out.Components = append(out.Components, lifecycle.FirmwareComponent{ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable})
 	}
 	return out, nil
+}
+
+// nodeRedfish opens a Redfish session to node n's BMC as access describes
+// it; a nil client and no error when the BMC does not speak Redfish. what
+// says what the session is for, in the error when it cannot be opened.
+func nodeRedfish(ctx context.Context, access *lifecycle.BMCAccess, n *nodes.Node, what string) (*bmc.RedfishClient, string, error) {
+	cfg, systemID, ok, err := redfishConfigFor(access, n)
+	if err != nil {
+		return nil, "", fmt.Errorf("node %s: %w", n.UUID, err)
+	}
+	if !ok {
+		return nil, "", nil
+	}
+	rc, err := bmc.ConnectRedfish(ctx, cfg)
+	if err != nil {
+		return nil, "", fmt.Errorf("node %s: %s: %w", n.UUID, what, err)
+	}
+	return rc, systemID, nil
 }

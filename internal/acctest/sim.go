@@ -3,6 +3,7 @@ package acctest
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
@@ -26,7 +27,21 @@ func StartSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles
 // (InspectorURL). Hosts on it use SimAgentHostDriver.
 func StartAgentSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
 	t.Helper()
-	return startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), Logf: t.Logf}}, n, user, pass)
+	srv, profiles = startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), Logf: t.Logf}}, n, user, pass)
+	// A failed test says what each agent saw: its boots, lookups,
+	// heartbeats and commands are the other half of Ironic's last_error.
+	t.Cleanup(func() {
+		if !t.Failed() {
+			return
+		}
+		for _, id := range srv.SystemIDs() {
+			if r, err := srv.AgentRecord(id); err == nil {
+				t.Logf("agent %s: %d boots, %d lookups, %d heartbeats (%d failed, last: %q), commands %v, events:\n  %s",
+					id, r.Boots, r.Lookups, r.Heartbeats, r.HeartbeatErrors, r.LastHeartbeatError, r.CommandLog, strings.Join(r.Events, "\n  "))
+			}
+		}
+	})
+	return srv, profiles
 }
 
 // InspectorURL is the rig's ironic-inspector (BAREMETAL_INSPECTOR_URL;

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -487,5 +489,61 @@ func TestWatcherWaitAfterWriteOutlivesItsDelay(t *testing.T) {
 	}
 	if st := w.Stats(); st.Wakeups != 1 || st.ListRequests == 0 {
 		t.Fatalf("after a write: %+v, want the wait to end at a list since the write", st)
+	}
+}
+
+// syncWriter is a log sink the watcher's goroutines and the test share.
+type syncWriter struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// The watcher's lists run outside any request: they log through
+// LogContext (a context.Background() logger drops every line), each list
+// at trace level and a failed one at debug level.
+func TestWatcherLogsThroughLogContext(t *testing.T) {
+	f := newFakeNodeList(t, 3)
+	var logs syncWriter
+	w, ticks := newTestWatcher(t, f, WatcherOptions{FixedPace: true, LogContext: tflogtest.RootLogger(context.Background(), &logs)})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Wait(ctx, nodeID(1), time.Minute) }()
+	nextTick(t, ticks, func(ti TickInfo) bool { return ti.Waiters == 1 && ti.Err == nil })
+	f.srv.Close()
+	for ti := range ticks { // nextTick fails on an error tick: wait for one here
+		if ti.Err != nil {
+			break
+		}
+	}
+	cancel()
+	<-done
+	entries, err := tflogtest.MultilineJSONDecode(strings.NewReader(logs.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed, failed bool
+	for _, e := range entries {
+		switch e["@message"] {
+		case "watcher: listed nodes":
+			listed = listed || (e["@level"] == "trace" && e["waiters"] == float64(1) && e["took"] != nil)
+		case "watcher: listing nodes failed":
+			failed = failed || (e["@level"] == "debug" && strings.Contains(fmt.Sprint(e["error"]), "connect"))
+		}
+	}
+	if !listed || !failed {
+		t.Errorf("want a trace line per list (with waiters and took) and a debug line for the failed list; got listed=%v failed=%v in:\n%s", listed, failed, logs.String())
 	}
 }

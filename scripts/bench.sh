@@ -280,8 +280,16 @@ for n in $sizes; do
   k=1; [ "$n" -le "$median_max" ] && k=$runs
   for i in $(seq 1 "$k"); do
     echo "bench: N=$n run $i/$k" >&2
-    [ "$n" -gt "${BENCH_FLOOR_MAX:-$n}" ] || run_floor "$n" "$i"
-    for v in $variants; do
+    # Odd runs go floor, then the variants; even runs the other way round:
+    # one Ironic's pace wanders by 10% from one minute to the next, and
+    # whoever always ran second would carry all of a drift.
+    order="floor $variants"
+    [ $((i % 2)) = 0 ] && order=$(echo $order | tr ' ' '\n' | tac | tr '\n' ' ')
+    for v in $order; do
+      if [ "$v" = floor ]; then
+        [ "$n" -gt "${BENCH_FLOOR_MAX:-$n}" ] || run_floor "$n" "$i"
+        continue
+      fi
       [ "$v" = base ] && [ "$n" -gt "${BENCH_COMPARE_MAX:-$n}" ] && continue
       run_provider "$v" "$n" "$i"
     done

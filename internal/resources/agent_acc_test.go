@@ -362,10 +362,15 @@ func TestAccAgent_faults(t *testing.T) {
 					{Config: host},
 					{
 						// The agent is healthy again once the deploy failed,
-						// so that the deprovisioning that follows can clean.
+						// so that the deprovisioning that follows (in this
+						// step: a failed deploy is undeployed at once) can
+						// clean. The provider may leave "deploy failed"
+						// within one poll, so any state of that
+						// deprovisioning heals too: a missed heal let the
+						// cleaning time out (CI, "clean failed").
 						PreConfig: func() {
 							srv.Agent("sys-0").SetFaults(tc.faults)
-							healOnState(t, sc, name, "deploy failed", srv.Agent("sys-0"))
+							healOnState(t, sc, name, srv.Agent("sys-0"), "deploy failed", "deleting", "cleaning", "clean wait")
 						},
 						Config:      host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
 						ExpectError: words(append([]string{name, `deploy failed`}, tc.want...)...),
@@ -395,16 +400,16 @@ func words(phrases ...string) *regexp.Regexp {
 	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
 }
 
-// healOnState clears the agent's faults once the node named name reaches
-// state (polling Ironic), as a host whose agent recovers.
-func healOnState(t *testing.T, sc *gophercloud.ServiceClient, name, state string, a *agent.Agent) {
+// healOnState clears the agent's faults once the node named name is in
+// one of states (polling Ironic), as a host whose agent recovers.
+func healOnState(t *testing.T, sc *gophercloud.ServiceClient, name string, a *agent.Agent, states ...string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() {
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if n, err := nodes.Get(ctx, sc, name).Extract(); err == nil && n.ProvisionState == state {
+			if n, err := nodes.Get(ctx, sc, name).Extract(); err == nil && slices.Contains(states, n.ProvisionState) {
 				a.SetFaults(agent.Faults{})
 				return
 			}

@@ -56,9 +56,10 @@ func listFields(mv string) []string {
 
 // WatcherOptions tune a Watcher. Zero values take the defaults.
 type WatcherOptions struct {
-	// MinInterval is the tick interval right after Nudge or a change (1 s).
+	// MinInterval is the tick interval right after Nudge or a change
+	// (DefaultMinTick).
 	MinInterval time.Duration
-	// MaxInterval caps the backoff while nothing changes (10 s).
+	// MaxInterval caps the backoff while nothing changes (DefaultMaxTick).
 	MaxInterval time.Duration
 	// Backoff multiplies the interval after a tick without change (1.5).
 	Backoff float64
@@ -84,6 +85,7 @@ type WatcherOptions struct {
 	// its own goroutines, which run outside any request (a context
 	// without one, such as context.Background(), drops the logs). The
 	// provider passes its Configure context, without its cancellation.
+	// nil: context.Background().
 	LogContext context.Context
 }
 
@@ -247,6 +249,9 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 	}
 	if opts.Backoff < 1 {
 		opts.Backoff = 1.5
+	}
+	if opts.LogContext == nil {
+		opts.LogContext = context.Background()
 	}
 	return &Watcher{
 		sc:         sc,
@@ -532,14 +537,6 @@ func (w *Watcher) loop() {
 	}
 }
 
-// logCtx is the context the watcher's own goroutines log with.
-func (w *Watcher) logCtx() context.Context {
-	if w.opts.LogContext != nil {
-		return w.opts.LogContext
-	}
-	return context.Background()
-}
-
 func (w *Watcher) currentInterval() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -666,12 +663,12 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 
 	w.wakeups.Add(int64(info.Woken))
 	if r.err != nil {
-		tflog.Debug(w.logCtx(), "watcher: listing nodes failed", map[string]any{"error": r.err.Error()})
+		tflog.Debug(w.opts.LogContext, "watcher: listing nodes failed", map[string]any{"error": r.err.Error()})
 	} else {
 		// TF_LOG_PROVIDER=trace shows the watcher's pace: at 100 and 500
 		// hosts every tick wakes a whole cohort, ticks as far apart as
 		// Ironic takes to answer the cohort's writes.
-		tflog.Trace(w.logCtx(), "watcher: listed nodes", map[string]any{
+		tflog.Trace(w.opts.LogContext, "watcher: listed nodes", map[string]any{
 			"tick": tick, "took": time.Since(r.start).Round(time.Millisecond).String(), "waiters": info.Waiters,
 			"woken": info.Woken, "changed": info.Changed, "next": info.Next.Round(time.Millisecond).String(),
 		})

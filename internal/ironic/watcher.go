@@ -224,6 +224,9 @@ type Watcher struct {
 	// rounds), lastStart the start of the last round: see Batch.
 	rate      float64
 	lastStart time.Time
+	// lastWoken is how many waiters the last list round woke: see
+	// fastLocked.
+	lastWoken int
 	kick      chan struct{} // Nudge / last waiter left
 
 	ticks, lists, wakeups, rounds atomic.Int64
@@ -411,9 +414,15 @@ const BatchPer = 20
 
 // fastLocked is the interval after a change or a Nudge: MinInterval, or
 // with Batch the time the recent wakeup rate takes to gather a batch.
+//
+// Not when the last list woke a batch already: hosts are woken in cohorts
+// (a list wakes every host whose write it is the first to follow), and a
+// cohort's writes then nudged its next list a third of a second past the
+// last of them, the rate's estimate of a batch, while Ironic sat idle. The
+// batching is for wakeups that trickle in, one or two per list.
 func (w *Watcher) fastLocked() time.Duration {
 	k := min(w.opts.Batch, len(w.seen)/BatchPer)
-	if k < 2 || w.rate <= 0 {
+	if k < 2 || w.rate <= 0 || w.lastWoken >= k {
 		return w.opts.MinInterval
 	}
 	d := time.Duration(float64(k) / w.rate * float64(time.Second))
@@ -642,6 +651,7 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 			w.rate = 0.7*w.rate + 0.3*float64(info.Woken)/dt
 		}
 		w.lastStart = r.start
+		w.lastWoken = info.Woken
 	}
 	switch {
 	case info.Changed:

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -459,6 +460,16 @@ func TestWatcherBatchInterval(t *testing.T) {
 	if d := w.fastLocked(); d != 500*time.Millisecond {
 		t.Errorf("440 hosts: %v, want Batch (5) wakeups at 10/s = 500ms", d)
 	}
+	// The last list woke a batch already (a cohort): no wait for another.
+	w.lastWoken = 5
+	if d := w.fastLocked(); d != 100*time.Millisecond {
+		t.Errorf("440 hosts, last list woke 5: %v, want MinInterval", d)
+	}
+	w.lastWoken = 4
+	if d := w.fastLocked(); d != 500*time.Millisecond {
+		t.Errorf("440 hosts, last list woke 4: %v, want the batch (500ms)", d)
+	}
+	w.lastWoken = 0
 	w.rate = 0.1
 	if d := w.fastLocked(); d != 5*time.Second {
 		t.Errorf("slow rate: %v, want MaxInterval", d)
@@ -545,5 +556,72 @@ func TestWatcherLogsThroughLogContext(t *testing.T) {
 	}
 	if !listed || !failed {
 		t.Errorf("want a trace line per list (with waiters and took) and a debug line for the failed list; got listed=%v failed=%v in:\n%s", listed, failed, logs.String())
+	}
+}
+
+// A cohort woken by one list is listed again MinInterval after its writes,
+// not after the batching interval; a list that woke fewer than a batch
+// brings the batching back.
+func TestWatcherCohortSkipsTheBatchWait(t *testing.T) {
+	const hosts = 60 // 3 wakeups make a batch (Batch 5, BatchPer 20)
+	f := newFakeNodeList(t, hosts)
+	w, _ := newTestWatcher(t, f, WatcherOptions{MinInterval: 5 * time.Millisecond, MaxInterval: time.Hour, Batch: 5, FixedPace: true})
+	for i := range hosts {
+		w.Saw(&nodes.Node{UUID: nodeID(i), ProvisionState: "available", PowerState: "power off"})
+	}
+	step := 0
+	wake := func(n int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := w.Wait(context.Background(), nodeID(i), time.Hour); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		// All n wait before their nodes change, and change at once (one
+		// list sees all or none of it).
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			w.mu.Lock()
+			waiting := len(w.waiters)
+			w.mu.Unlock()
+			if waiting == n {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d waits registered", waiting, n)
+			}
+			runtime.Gosched()
+		}
+		step++
+		f.mu.Lock()
+		for i := range n {
+			f.nodes[nodeID(i)]["provision_state"] = fmt.Sprintf("step-%d", step)
+		}
+		f.mu.Unlock()
+		wg.Wait()
+	}
+	// The cohort of 3 woken by one list makes a batch (the rate, set after
+	// the list, would ask for 50 minutes).
+	wake(3)
+	w.mu.Lock()
+	w.rate = 0.001
+	got := w.fastLocked()
+	w.mu.Unlock()
+	if got != 5*time.Millisecond {
+		t.Fatalf("after a list that woke 3 of a batch of 3: %v, want MinInterval", got)
+	}
+	// One host woken: the next list waits for the batching interval (3
+	// wakeups at 0.001/s).
+	wake(1)
+	w.mu.Lock()
+	w.rate = 0.001
+	got = w.fastLocked()
+	w.mu.Unlock()
+	if got != 3000*time.Second {
+		t.Fatalf("after a list that woke 1: %v, want the batching interval (50m)", got)
 	}
 }

@@ -460,16 +460,25 @@ func TestWatcherBatchInterval(t *testing.T) {
 	if d := w.fastLocked(); d != 500*time.Millisecond {
 		t.Errorf("440 hosts: %v, want Batch (5) wakeups at 10/s = 500ms", d)
 	}
-	// The last list woke a batch already (a cohort): no wait for another.
-	w.lastWoken = 5
-	if d := w.fastLocked(); d != 100*time.Millisecond {
-		t.Errorf("440 hosts, last list woke 5: %v, want MinInterval", d)
+	// The last list woke a batch already (a cohort): the next comes at
+	// most cohortSpacing times what that list took after the last write.
+	w.lastWoken, w.lastTook = 5, 40*time.Millisecond
+	if d := w.fastLocked(); d != cohortSpacing*40*time.Millisecond {
+		t.Errorf("440 hosts, last list woke 5 in 40ms: %v, want %v", d, cohortSpacing*40*time.Millisecond)
 	}
-	w.lastWoken = 4
+	w.lastTook = 10 * time.Millisecond
+	if d := w.fastLocked(); d != 100*time.Millisecond {
+		t.Errorf("440 hosts, last list woke 5 in 10ms: %v, want MinInterval", d)
+	}
+	w.lastTook = time.Second
+	if d := w.fastLocked(); d != 500*time.Millisecond {
+		t.Errorf("440 hosts, last list woke 5 in 1s: %v, want the batch (500ms)", d)
+	}
+	w.lastWoken, w.lastTook = 4, 40*time.Millisecond
 	if d := w.fastLocked(); d != 500*time.Millisecond {
 		t.Errorf("440 hosts, last list woke 4: %v, want the batch (500ms)", d)
 	}
-	w.lastWoken = 0
+	w.lastWoken, w.lastTook = 0, 0
 	w.rate = 0.1
 	if d := w.fastLocked(); d != 5*time.Second {
 		t.Errorf("slow rate: %v, want MaxInterval", d)
@@ -559,9 +568,9 @@ func TestWatcherLogsThroughLogContext(t *testing.T) {
 	}
 }
 
-// A cohort woken by one list is listed again MinInterval after its writes,
-// not after the batching interval; a list that woke fewer than a batch
-// brings the batching back.
+// A cohort woken by one list is listed again soon after its writes (at
+// most cohortSpacing times what the list took), not after the batching
+// interval; a list that woke fewer than a batch brings the batching back.
 func TestWatcherCohortSkipsTheBatchWait(t *testing.T) {
 	const hosts = 60 // 3 wakeups make a batch (Batch 5, BatchPer 20)
 	f := newFakeNodeList(t, hosts)
@@ -609,10 +618,10 @@ func TestWatcherCohortSkipsTheBatchWait(t *testing.T) {
 	wake(3)
 	w.mu.Lock()
 	w.rate = 0.001
-	got := w.fastLocked()
+	got, took := w.fastLocked(), w.lastTook
 	w.mu.Unlock()
-	if got != 5*time.Millisecond {
-		t.Fatalf("after a list that woke 3 of a batch of 3: %v, want MinInterval", got)
+	if want := max(cohortSpacing*took, 5*time.Millisecond); took <= 0 || got != want {
+		t.Fatalf("after a list that woke 3 of a batch of 3 in %v: %v, want %v", took, got, want)
 	}
 	// One host woken: the next list waits for the batching interval (3
 	// wakeups at 0.001/s).

@@ -275,10 +275,10 @@ func NewWatcher(sc *gophercloud.ServiceClient, opts WatcherOptions) *Watcher {
 
 // Default tick intervals: fast right after an action, backing off to
 // DefaultMaxTick while nothing changes. Every write nudges the next list to
-// DefaultMinTick from then, so a cohort of hosts woken by one list is
-// listed again that long after Ironic answered the last of their writes:
-// at 250 ms Ironic sat idle for most of it, about a twentieth of a 20-host
-// apply.
+// DefaultMinTick from then (with Batch, from 100 hosts on, to what
+// fastLocked says), so a cohort of hosts woken by one list is listed again
+// that long after Ironic answered the last of their writes: at 250 ms
+// Ironic sat idle for most of it, about a twentieth of a 20-host apply.
 const (
 	DefaultMinTick = 100 * time.Millisecond
 	DefaultMaxTick = 5 * time.Second

@@ -634,3 +634,99 @@ func TestWatcherCohortSkipsTheBatchWait(t *testing.T) {
 		t.Fatalf("after a list that woke 1: %v, want the batching interval (50m)", got)
 	}
 }
+
+// TestWatcherListsWhenTheBatchsWritesAreAnswered: once a batch of Nudges
+// finds none of the provider's writes left in flight, the next list comes
+// at once (spaced from the last by MinInterval and cohortSpacing times its
+// time), not a batching interval (here 50 minutes) after the last Nudge.
+func TestWatcherListsWhenTheBatchsWritesAreAnswered(t *testing.T) {
+	const hosts = 60 // a batch is 3 Nudges (Batch 5, BatchPer 20)
+	f := newFakeNodeList(t, hosts)
+	var inFlight atomic.Int64
+	w, _ := newTestWatcher(t, f, WatcherOptions{
+		MinInterval: 5 * time.Millisecond, MaxInterval: time.Hour, Batch: 5, FixedPace: true,
+		WritesInFlight: func() int { return int(inFlight.Load()) },
+	})
+	for i := range hosts {
+		w.Saw(&nodes.Node{UUID: nodeID(i), ProvisionState: "available", PowerState: "power off"})
+	}
+	// A first list, and a wakeup rate that asks for 50 minutes.
+	if _, err := w.fresh(context.Background(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	slow := func() {
+		w.mu.Lock()
+		w.rate = 0.001
+		w.interval = w.fastLocked()
+		w.mu.Unlock()
+	}
+	slow()
+	delay := func() time.Duration {
+		t.Helper()
+		d := w.kickDelay()
+		if d < 0 || d > time.Hour {
+			t.Fatalf("kickDelay %v", d)
+		}
+		return d
+	}
+	nudges := func(n int) {
+		w.mu.Lock()
+		w.nudges = n
+		w.mu.Unlock()
+	}
+	for _, c := range []struct {
+		nudges, inFlight int
+		soon             bool
+	}{
+		{nudges: 3, inFlight: 1},             // the batch's last write is not answered yet
+		{nudges: 2, inFlight: 0},             // fewer Nudges than a batch: the batching interval
+		{nudges: 3, inFlight: -1},            // the transport does not count writes
+		{nudges: 3, inFlight: 0, soon: true}, // the batch is answered
+		{nudges: 7, inFlight: 0, soon: true},
+	} {
+		nudges(c.nudges)
+		inFlight.Store(int64(c.inFlight))
+		if d := delay(); (d <= time.Second) != c.soon {
+			t.Errorf("%d Nudges, %d writes in flight: next list in %v, want soon=%v", c.nudges, c.inFlight, d, c.soon)
+		}
+	}
+	w.mu.Lock()
+	spacing := max(w.opts.MinInterval, cohortSpacing*w.lastTook, gatherDelay)
+	w.mu.Unlock()
+	if d := delay(); d > spacing {
+		t.Errorf("next list in %v, more than the spacing of lists or gatherDelay (%v)", d, spacing)
+	}
+
+	// Through the loop: a host that wrote waits for the first list after
+	// its write; the batch's last Nudge, with nothing in flight, brings it.
+	nudges(0)
+	inFlight.Store(1)
+	w.Wrote(nodeID(0))
+	woke := make(chan error, 1)
+	go func() { woke <- w.Wait(context.Background(), nodeID(0), time.Hour) }()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		w.mu.Lock()
+		waiting := len(w.waiters)
+		w.mu.Unlock()
+		if waiting == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the wait did not register")
+		}
+		runtime.Gosched()
+	}
+	slow()
+	w.Nudge()
+	w.Nudge()
+	inFlight.Store(0)
+	w.Nudge()
+	select {
+	case err := <-woke:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list 10 s after the batch's writes were answered")
+	}
+}

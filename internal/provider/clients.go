@@ -64,7 +64,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	// Batch: with hundreds of hosts waiting on a slow Ironic, one list
 	// serves several wakeups (at most about one list per host per apply).
 	gate := lifecycle.NewGate(s.MaxConcurrent)
-	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{Batch: 5, LogContext: context.WithoutCancel(ctx)})
+	w := ironic.NewWatcher(conn.Client, ironic.WatcherOptions{Batch: 5, WritesInFlight: conn.WritesInFlight, LogContext: context.WithoutCancel(ctx)})
 	// The provider keeps no inspection details in a host's state (the
 	// baremetal_hardware data source reads them when asked): no GET of
 	// every inventory at the end of an inspection.

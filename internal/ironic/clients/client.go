@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -157,7 +158,18 @@ type Conn struct {
 	MaxMicroversion       string
 	ServerMinMicroversion string
 
-	minor int
+	minor  int
+	writes *atomic.Int64
+}
+
+// WritesInFlight is how many requests other than reads the connection has
+// sent and not yet had answered (retries included), or -1 when its
+// transport does not count them.
+func (c *Conn) WritesInFlight() int {
+	if c.writes == nil {
+		return -1
+	}
+	return int(c.writes.Load())
 }
 
 // Supports tells whether the connection's microversion is at least 1.minor.
@@ -419,7 +431,17 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		MaxMicroversion:       serverMax,
 		ServerMinMicroversion: serverMin,
 		minor:                 minor,
+		writes:                writeCounter(sc),
 	}, nil
+}
+
+// writeCounter is the write count of the transport newHTTPClientTLS built
+// under sc, nil for any other transport.
+func writeCounter(sc *gophercloud.ServiceClient) *atomic.Int64 {
+	if t, ok := sc.HTTPClient.Transport.(*retryTransport); ok {
+		return &t.writes
+	}
+	return nil
 }
 
 // apiRoot is the unversioned API root of a service client.

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 )
 
@@ -973,5 +974,56 @@ func TestConnectKeystoneReauth(t *testing.T) {
 	}
 	if n := tokens.Load(); n != 2 {
 		t.Fatalf("%d tokens issued, want 2 (one renewal)", n)
+	}
+}
+
+// TestConnWritesInFlight: a write counts from when it is sent until it is
+// answered, a read never, and the count comes back to zero.
+func TestConnWritesInFlight(t *testing.T) {
+	f := &ctIronic{max: "1.82"}
+	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			arrived <- struct{}{}
+			<-release
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		f.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	conn, err := Connect(context.Background(), ctConfig(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := conn.WritesInFlight(); n != 0 {
+		t.Fatalf("after connecting (reads only): %d writes in flight, want 0", n)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Client.Put(context.Background(), conn.Client.ServiceURL("nodes", "n1", "states", "power"),
+			map[string]string{"target": "power off"}, nil, &gophercloud.RequestOpts{OkCodes: []int{http.StatusAccepted}})
+		done <- err
+	}()
+	<-arrived
+	if n := conn.WritesInFlight(); n != 1 {
+		t.Errorf("while Ironic holds the PUT: %d writes in flight, want 1", n)
+	}
+	if _, err := conn.Client.Get(context.Background(), conn.Client.ServiceURL("nodes"), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := conn.WritesInFlight(); n != 1 {
+		t.Errorf("after a read beside it: %d writes in flight, want 1", n)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := conn.WritesInFlight(); n != 0 {
+		t.Fatalf("after the PUT was answered: %d writes in flight, want 0", n)
+	}
+	if n := (&Conn{}).WritesInFlight(); n != -1 {
+		t.Fatalf("a Conn without the counting transport: %d, want -1", n)
 	}
 }

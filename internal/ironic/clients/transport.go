@@ -3,6 +3,7 @@ package clients
 import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
+	"sync/atomic"
 
 	"bytes"
 	"context"
@@ -339,6 +340,9 @@ func newHTTPClientTLS(cfg Config, tlsConf *tls.Config) *http.Client {
 type retryTransport struct {
 	client      *retryablehttp.Client
 	maxAttempts int
+	// writes counts the requests other than reads in flight, from the
+	// first attempt to the last answer (see Conn.WritesInFlight).
+	writes atomic.Int64
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -348,8 +352,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	st := &attemptState{method: req.Method, path: req.URL.Path, maxAttempts: t.maxAttempts}
 	rreq = rreq.WithContext(context.WithValue(req.Context(), attemptStateKey{}, st))
+	write := req.Method != http.MethodGet && req.Method != http.MethodHead
+	if write {
+		t.writes.Add(1)
+	}
 	resp, err := t.client.Do(rreq)
-	if req.Method != http.MethodGet && req.Method != http.MethodHead {
+	if write {
+		t.writes.Add(-1)
 		// Anything but a read may have changed what this reconcile pass
 		// read: forget it, here, for every write (also a failed one, which
 		// may have half happened), instead of at each call site.

@@ -652,6 +652,7 @@ func (w *Watcher) tick() time.Duration {
 // backs off).
 func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 	w.rounds.Add(1)
+	took := time.Since(r.start)
 	w.mu.Lock()
 	if w.cur == r {
 		w.cur = nil
@@ -698,7 +699,7 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 		}
 		w.lastStart = r.start
 		w.lastWoken = info.Woken
-		w.lastTook = time.Since(r.start)
+		w.lastTook = took
 	}
 	switch {
 	case info.Changed:
@@ -712,7 +713,7 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 	// measures intervals from the start of a list), so a slow Ironic sees
 	// one list at a time, back to back at worst, as a client polling in a
 	// loop would.
-	if took := time.Since(r.start); !w.opts.FixedPace && r.err == nil && took > w.interval {
+	if !w.opts.FixedPace && r.err == nil && took > w.interval {
 		w.interval = min(took, w.opts.MaxInterval)
 	}
 	info.Next = w.interval
@@ -726,7 +727,7 @@ func (w *Watcher) finish(r *round, s *snapshot, tick bool) {
 		// hosts every tick wakes a whole cohort, ticks as far apart as
 		// Ironic takes to answer the cohort's writes.
 		tflog.Trace(w.opts.LogContext, "watcher: listed nodes", map[string]any{
-			"tick": tick, "took": time.Since(r.start).Round(time.Millisecond).String(), "waiters": info.Waiters,
+			"tick": tick, "took": took.Round(time.Millisecond).String(), "waiters": info.Waiters,
 			"woken": info.Woken, "changed": info.Changed, "next": info.Next.Round(time.Millisecond).String(),
 		})
 	}

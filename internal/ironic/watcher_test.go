@@ -729,4 +729,15 @@ func TestWatcherListsWhenTheBatchsWritesAreAnswered(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no list 10 s after the batch's writes were answered")
 	}
+
+	// Beyond fastListMaxNodes the batching interval stays.
+	for i := hosts; i <= fastListMaxNodes; i++ {
+		w.Saw(&nodes.Node{UUID: nodeID(i), ProvisionState: "available"})
+	}
+	slow()
+	nudges(7)
+	inFlight.Store(0)
+	if d := delay(); d <= time.Second {
+		t.Errorf("%d nodes: next list in %v, want the batching interval", fastListMaxNodes+1, d)
+	}
 }

@@ -443,7 +443,7 @@ const BatchPer = 20
 // time: without that bound, at 500 nodes, lists that each woke a few hosts
 // went back to back (333 lists in one apply instead of about 80).
 func (w *Watcher) fastLocked() time.Duration {
-	k := min(w.opts.Batch, len(w.seen)/BatchPer)
+	k := w.batchLocked()
 	if k < 2 || w.rate <= 0 {
 		return w.opts.MinInterval
 	}
@@ -452,6 +452,11 @@ func (w *Watcher) fastLocked() time.Duration {
 		d = min(d, cohortSpacing*w.lastTook)
 	}
 	return min(max(d, w.opts.MinInterval), w.opts.MaxInterval)
+}
+
+// batchLocked is how many wakeups make a batch (see Batch).
+func (w *Watcher) batchLocked() int {
+	return min(w.opts.Batch, len(w.seen)/BatchPer)
 }
 
 // cohortSpacing: see fastLocked.
@@ -476,7 +481,7 @@ const fastListMaxNodes = 200
 func (w *Watcher) kickDelay() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	need := max(1, min(w.opts.Batch, len(w.seen)/BatchPer))
+	need := max(1, w.batchLocked())
 	if w.opts.WritesInFlight == nil || len(w.seen) > fastListMaxNodes || w.nudges < need || w.opts.WritesInFlight() != 0 {
 		return w.interval
 	}

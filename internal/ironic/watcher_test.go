@@ -593,18 +593,7 @@ func TestWatcherCohortSkipsTheBatchWait(t *testing.T) {
 		}
 		// All n wait before their nodes change, and change at once (one
 		// list sees all or none of it).
-		for deadline := time.Now().Add(10 * time.Second); ; {
-			w.mu.Lock()
-			waiting := len(w.waiters)
-			w.mu.Unlock()
-			if waiting == n {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d of %d waits registered", waiting, n)
-			}
-			runtime.Gosched()
-		}
+		waitersRegistered(t, w, n)
 		step++
 		f.mu.Lock()
 		for i := range n {
@@ -632,6 +621,24 @@ func TestWatcherCohortSkipsTheBatchWait(t *testing.T) {
 	w.mu.Unlock()
 	if got != 3000*time.Second {
 		t.Fatalf("after a list that woke 1: %v, want the batching interval (50m)", got)
+	}
+}
+
+// waitersRegistered returns once n waits are registered with w, or fails
+// after 10 s.
+func waitersRegistered(t *testing.T, w *Watcher, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		w.mu.Lock()
+		waiting := len(w.waiters)
+		w.mu.Unlock()
+		if waiting == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d waits registered", waiting, n)
+		}
+		runtime.Gosched()
 	}
 }
 
@@ -704,18 +711,7 @@ func TestWatcherListsWhenTheBatchsWritesAreAnswered(t *testing.T) {
 	w.Wrote(nodeID(0))
 	woke := make(chan error, 1)
 	go func() { woke <- w.Wait(context.Background(), nodeID(0), time.Hour) }()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		w.mu.Lock()
-		waiting := len(w.waiters)
-		w.mu.Unlock()
-		if waiting == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the wait did not register")
-		}
-		runtime.Gosched()
-	}
+	waitersRegistered(t, w, 1)
 	slow()
 	w.Nudge()
 	w.Nudge()

@@ -526,6 +526,8 @@ case "${1:-}" in
   start) start ;;
   stop) stop ;;
   env) echo "BAREMETAL_ENDPOINT=http://127.0.0.1:$port"
+       # Tests read the provision state transitions from the logs here.
+       echo "BAREMETAL_TEST_IRONIC_LOG_DIR=$(cat "$run/ironic.dir")"
        if running inspector; then echo "BAREMETAL_INSPECTOR_URL=$(inspector_url)"; fi ;;
   requests) requests ;;
   log) api_log ;;

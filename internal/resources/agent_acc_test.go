@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -27,10 +29,13 @@ import (
 // cleaning waits for an agent, the image is downloaded and its checksum
 // checked, and the config drive reaches a host that records it.
 
-// stateRecorder watches the provision states an Ironic node goes through,
-// polling Ironic, for the length of a test.
+// stateRecorder watches the provision states an Ironic node goes through
+// for the length of a test: from the transitions Ironic's conductor logs
+// (BAREMETAL_TEST_IRONIC_LOG_DIR, set by make test), which polling can
+// miss when a state lasts less than a poll, else from polling Ironic.
 type stateRecorder struct {
 	mu     sync.Mutex
+	uuid   string
 	states []string
 }
 
@@ -45,6 +50,7 @@ func recordStates(t *testing.T, sc *gophercloud.ServiceClient, name string) *sta
 		for {
 			if n, err := nodes.Get(ctx, sc, name).Extract(); err == nil {
 				r.mu.Lock()
+				r.uuid = n.UUID
 				if len(r.states) == 0 || r.states[len(r.states)-1] != n.ProvisionState {
 					r.states = append(r.states, n.ProvisionState)
 				}
@@ -67,8 +73,45 @@ func recordStates(t *testing.T, sc *gophercloud.ServiceClient, name string) *sta
 
 func (r *stateRecorder) seen() []string {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.states)
+	uuid, polled := r.uuid, slices.Clone(r.states)
+	r.mu.Unlock()
+	if dir := os.Getenv("BAREMETAL_TEST_IRONIC_LOG_DIR"); dir != "" && uuid != "" {
+		if logged := loggedStates(dir, uuid); len(logged) > 0 {
+			return logged
+		}
+	}
+	return polled
+}
+
+// loggedStates is the provision states node uuid moved through, in order,
+// from the "moved to provision state" lines of the Ironic logs in dir
+// (each line starts with its timestamp).
+func loggedStates(dir, uuid string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	re := regexp.MustCompile(`Node ` + regexp.QuoteMeta(uuid) + ` moved to provision state "([^"]*)" from state "([^"]*)"`)
+	var lines []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if re.MatchString(l) {
+				lines = append(lines, l)
+			}
+		}
+	}
+	// By timestamp; lines of the same millisecond stay in log order.
+	slices.SortStableFunc(lines, func(a, b string) int { return strings.Compare(a[:min(23, len(a))], b[:min(23, len(b))]) })
+	var states []string
+	for _, l := range lines {
+		m := re.FindStringSubmatch(l)
+		if len(states) == 0 {
+			states = append(states, m[2])
+		}
+		states = append(states, m[1])
+	}
+	return states
 }
 
 // passedThrough checks that the node went through want, in this order.
@@ -555,4 +598,29 @@ resource "baremetal_firmware_settings" "test" {
 			),
 		}},
 	})
+}
+
+// TestLoggedStates reads a node's transitions from Ironic's log lines, in
+// time order across files, ignoring other nodes.
+func TestLoggedStates(t *testing.T) {
+	dir := t.TempDir()
+	const id, other = "dfd47234-b379-4c51-b596-c508a8b6761d", "aaaaaaaa-b379-4c51-b596-c508a8b6761d"
+	line := func(ts, node, to, from string) string {
+		return ts + ` 20318 INFO ironic.conductor.task_manager [None req-1 - - - - - -] Node ` + node +
+			` moved to provision state "` + to + `" from state "` + from + `"; target provision state is "None"` + "\n"
+	}
+	a := line("2026-11-30 12:14:52.999", id, "verifying", "enroll") +
+		line("2026-11-30 12:14:53.000", other, "manageable", "verifying") +
+		line("2026-11-30 12:14:54.100", id, "cleaning", "manageable")
+	b := line("2026-11-30 12:14:53.180", id, "manageable", "verifying") + "unrelated line\n"
+	if err := os.WriteFile(filepath.Join(dir, "conductor.log"), []byte(a), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "api.log"), []byte(b), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := loggedStates(dir, id)
+	if want := []string{"enroll", "verifying", "manageable", "cleaning"}; !slices.Equal(got, want) {
+		t.Fatalf("loggedStates = %v, want %v", got, want)
+	}
 }

@@ -11,10 +11,11 @@
 #   - BENCH_COMPARE=<git rev> also runs the provider built from that rev
 #     (before/after, side by side in the same run).
 # Ironic requests are counted from Ironic's log; the provider's peak RSS is
-# the highest of its processes' peaks (GNU time's %M, written at exit); a
-# sampler lists the nodes every second (its own requests are left out of the
-# counts) and records the most nodes inspecting, cleaning or deploying at
-# once, to check the capacity gate (20).
+# the highest of its processes' peaks (GNU time's %M, written at exit); the
+# most nodes inspecting, cleaning, deploying or deleting at once (to check
+# the capacity gate, 20) is replayed from the provision-state changes each
+# step added to Ironic's log (bench/gatepeak): nothing asks Ironic anything
+# while a step is measured.
 # Sizes below BENCH_MEDIAN_MAX (100) run BENCH_RUNS (3) times; the table shows
 # medians. At the largest size a CPU profile (30 s) and a heap profile of the
 # provider are taken through BAREMETAL_PPROF_ADDR (BENCH_PPROF_PORT, 16408)
@@ -83,25 +84,12 @@ SH
   echo "$dir"
 }
 
-# Counting: every API request in Ironic's log except the sampler's own
-# (sort_key=created_at marks them; the provider never sorts by it).
-sampler_mark='sort_key=created_at'
-ironic_count() { grep '" status: ' "$("$here/scripts/ironic.sh" log)" | grep -vc "$sampler_mark" || true; }
-
-# sampler FILE: every second, the number of nodes inspecting, cleaning or
-# deploying (the capacity gate's states in Ironic), appended to FILE. It
-# counts with grep: a Python interpreter per sample (0.4 s of CPU behind a
-# pyenv shim) took half a core from Ironic on a 2-core machine.
-sampler() {
-  local n
-  while :; do
-    n=$(curl -fsS -m 5 -H "X-OpenStack-Ironic-API-Version: 1.82" \
-      "$endpoint/v1/nodes?fields=provision_state&limit=1000&$sampler_mark" 2>/dev/null |
-      grep -oE '"provision_state": *"(inspecting|inspect wait|cleaning|clean wait|deploying|wait call-back|deleting)"' | wc -l) &&
-      echo "$n" >>"$1"
-    sleep 1
-  done
-}
+# Counting: every API request in Ironic's log. Until 2026-12-01 a sampler
+# listed every node each second to watch the gate; at 500 nodes that list
+# took about 0.1 s of Ironic's one process every second (a tenth of it),
+# during the floor's runs and the provider's alike.
+ironic_log() { "$here/scripts/ironic.sh" log; }
+ironic_count() { grep -c '" status: ' "$(ironic_log)" || true; }
 
 now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
@@ -109,25 +97,23 @@ secs() { echo "$2 - $1" | bc; }
 # One measured step: sets wall, reqs, peak (max gate-state nodes).
 measure() {
   local label=$1; shift
-  local gate=$work/gate.$label r0 t0 t1
-  : >"$gate"
-  sampler "$gate" & local sp=$!
+  local log r0 l0 l1 t0 t1
+  log=$(ironic_log)
   load=$(cut -d' ' -f1 /proc/loadavg)
-  r0=$(ironic_count); t0=$(now)
+  l0=$(wc -l <"$log"); r0=$(ironic_count); t0=$(now)
   if [ -n "${BENCH_TF_LOG:-}" ]; then export TF_LOG_PROVIDER=$BENCH_TF_LOG TF_LOG_PATH=$work/$label.tflog; fi
   if ! "$@" >"$work/$label.log" 2>&1; then
-    kill $sp 2>/dev/null || true
     echo "bench: $label failed; last lines:" >&2; tail -30 "$work/$label.log" >&2
     exit 1
   fi
   t1=$(now)
-  kill $sp 2>/dev/null || true; wait $sp 2>/dev/null || true
+  l1=$(wc -l <"$log")
   wall=$(secs "$t0" "$t1"); reqs=$(( $(ironic_count) - r0 ))
   # The requests of this step, by method and path shape, for reading.
-  grep '" status: ' "$("$here/scripts/ironic.sh" log)" | grep -v "$sampler_mark" | tail -n +$((r0 + 1)) | head -n "$reqs" |
+  sed -n "$((l0 + 1)),${l1}p" "$log" | grep '" status: ' |
     sed -E 's/.*"([A-Z]+) ([^ ?]*)[^ ]* HTTP[^"]*" status: ([0-9]+).*/\1 \2 \3/; s/[0-9a-f]{8}-[0-9a-f-]{27}/ID/g' |
     sort | uniq -c | sort -rn >"$work/$label.reqs" || true
-  peak=$(sort -n "$gate" | tail -1); peak=${peak:-0}
+  peak=$(sed -n "$((l0 + 1)),${l1}p" "$log" | "$work/gatepeak")
 }
 
 run_floor() { # N RUN
@@ -177,6 +163,7 @@ run_provider() { # NAME N RUN
 commit=$(git -C "$here" rev-parse --short HEAD)
 dirty=$(git -C "$here" status --porcelain --untracked-files=no | grep -q . && echo " (with uncommitted changes)" || true)
 mkdir -p "$here/.tools/bench-provider"
+go build -o "$work/gatepeak" ./bench/gatepeak
 variants="this"
 this_dir=$(provider_dir this work)
 printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$this_dir" >"$work/this.tfrc"
@@ -213,7 +200,7 @@ def mx(n, who, phase, i):
 sizes = sorted({k[0] for k in data})
 print("Medians of %s; wall in seconds; ratio = wall / floor wall in the same run; req/host = Ironic requests per host" %
       ", ".join("%d run(s) at N=%d" % (len(data.get((n, "this", "apply"), [])), n) for n in sizes))
-print("gate = most nodes inspecting/cleaning/deploying/deleting at once, sampled from Ironic every second")
+print("gate = most nodes inspecting/cleaning/deploying/deleting at once, replayed from the provision-state changes in Ironic's log")
 print()
 print("| N | who | apply wall | ratio | req | req/host | gate | refresh wall | refresh req | destroy wall | ratio | req/host | peak RSS |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -85,36 +85,33 @@ SH
   echo "$dir"
 }
 
-# Counting: every API request in Ironic's log. Until 2026-12-01 a sampler
-# listed every node each second to watch the gate; at 500 nodes that list
-# took about 0.1 s of Ironic's one process every second (a tenth of it),
-# during the floor's runs and the provider's alike.
-ironic_log() { "$here/scripts/ironic.sh" log; }
-ironic_count() { grep -c '" status: ' "$(ironic_log)" || true; }
-
 now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
 
-# One measured step: sets wall, reqs, peak (max gate-state nodes).
+# One measured step: sets wall, reqs (every API request the step added to
+# Ironic's log) and peak (max gate-state nodes), from that part of the log
+# alone. Until 2026-12-01 a sampler listed every node each second to watch
+# the gate; at 500 nodes that list took about 0.1 s of Ironic's one process
+# every second, during the floor's runs and the provider's alike.
 measure() {
   local label=$1; shift
-  local log r0 l0 l1 t0 t1
-  log=$(ironic_log)
+  local log l0 t0 t1 part=$work/$label.ironic
+  log=$("$here/scripts/ironic.sh" log)
   load=$(cut -d' ' -f1 /proc/loadavg)
-  l0=$(wc -l <"$log"); r0=$(ironic_count); t0=$(now)
+  l0=$(wc -l <"$log"); t0=$(now)
   if [ -n "${BENCH_TF_LOG:-}" ]; then export TF_LOG_PROVIDER=$BENCH_TF_LOG TF_LOG_PATH=$work/$label.tflog; fi
   if ! "$@" >"$work/$label.log" 2>&1; then
     echo "bench: $label failed; last lines:" >&2; tail -30 "$work/$label.log" >&2
     exit 1
   fi
   t1=$(now)
-  l1=$(wc -l <"$log")
-  wall=$(secs "$t0" "$t1"); reqs=$(( $(ironic_count) - r0 ))
+  tail -n +$((l0 + 1)) "$log" >"$part"
+  wall=$(secs "$t0" "$t1"); reqs=$(grep -c '" status: ' "$part" || true)
   # The requests of this step, by method and path shape, for reading.
-  sed -n "$((l0 + 1)),${l1}p" "$log" | grep '" status: ' |
+  grep '" status: ' "$part" |
     sed -E 's/.*"([A-Z]+) ([^ ?]*)[^ ]* HTTP[^"]*" status: ([0-9]+).*/\1 \2 \3/; s/[0-9a-f]{8}-[0-9a-f-]{27}/ID/g' |
     sort | uniq -c | sort -rn >"$work/$label.reqs" || true
-  peak=$(sed -n "$((l0 + 1)),${l1}p" "$log" | "$work/gatepeak")
+  peak=$("$work/gatepeak" <"$part")
 }
 
 run_floor() { # N RUN

@@ -243,22 +243,6 @@ func cloudAuthOptions(cfg Config) (gophercloud.AuthOptions, gophercloud.Endpoint
 	return ao, eo, tc, nil
 }
 
-// mergeCloudTLS completes tc (from Config, which wins) with the TLS settings
-// of clouds.yaml: its CA and client certificate when Config sets none, and
-// skipped verification when clouds.yaml says verify: false.
-func mergeCloudTLS(tc, cloud *tls.Config) {
-	if cloud == nil {
-		return
-	}
-	if tc.RootCAs == nil {
-		tc.RootCAs = cloud.RootCAs
-	}
-	if len(tc.Certificates) == 0 {
-		tc.Certificates = cloud.Certificates
-	}
-	tc.InsecureSkipVerify = tc.InsecureSkipVerify || cloud.InsecureSkipVerify
-}
-
 // catalogInterfaces is the list of catalog interfaces to try for Ironic:
 // the configured one, else public then internal.
 func catalogInterfaces(iface string) ([]string, error) {

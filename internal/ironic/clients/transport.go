@@ -1,14 +1,9 @@
 package clients
 
 import (
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
-	"sync/atomic"
-
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,14 +11,22 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
 )
+
+// This file is the HTTP transport every request to Ironic goes through:
+// which failures are retried (connection errors, 5xx, 429, Ironic's
+// NodeLocked) and after what backoff, the bound on one attempt, the count
+// of writes in flight, and the request log.
 
 // Defaults of the retrying transport.
 const (
@@ -475,63 +478,4 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	tflog.Trace(ctx, "Ironic API request", fields)
 	return resp, err
-}
-
-// buildTLSConfig makes the TLS configuration from CA, client certificate and
-// Insecure. Without a CA the system roots verify the server; verification
-// is only skipped when Insecure is set explicitly.
-func buildTLSConfig(cfg Config) (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-
-	var caPEM []byte
-	if cfg.CACertFile != "" {
-		b, err := os.ReadFile(cfg.CACertFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading CA certificate file: %w", err)
-		}
-		caPEM = append(caPEM, b...)
-		caPEM = append(caPEM, '\n')
-	}
-	if cfg.CACertPEM != "" {
-		caPEM = append(caPEM, []byte(cfg.CACertPEM)...)
-	}
-	if len(caPEM) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(caPEM) {
-			return nil, errors.New("the CA certificate (ca_cert) holds no PEM certificate")
-		}
-		tc.RootCAs = pool
-	}
-
-	certPEM, keyPEM := []byte(cfg.ClientCertPEM), []byte(cfg.ClientKeyPEM)
-	if cfg.ClientCertFile != "" {
-		b, err := os.ReadFile(cfg.ClientCertFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading client certificate file: %w", err)
-		}
-		certPEM = b
-	}
-	if cfg.ClientKeyFile != "" {
-		b, err := os.ReadFile(cfg.ClientKeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading client key file: %w", err)
-		}
-		keyPEM = b
-	}
-	switch {
-	case len(certPEM) > 0 && len(keyPEM) > 0:
-		cert, err := tls.X509KeyPair(certPEM, keyPEM)
-		if err != nil {
-			// Do not wrap: the key material must not reach messages.
-			return nil, errors.New("the client certificate and key do not form a valid pair")
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	case len(certPEM) > 0:
-		return nil, errors.New("a client certificate is set but its key is missing")
-	case len(keyPEM) > 0:
-		return nil, errors.New("a client key is set but its certificate is missing")
-	}
-
-	tc.InsecureSkipVerify = cfg.Insecure
-	return tc, nil
 }

@@ -170,28 +170,24 @@ func cloudAuthOptions(cfg Config) (gophercloud.AuthOptions, gophercloud.Endpoint
 		opts = append(opts, clouds.WithLocations(cfg.CloudsFile))
 		where = cfg.CloudsFile
 	}
-	if cfg.AuthURL != "" {
-		opts = append(opts, clouds.WithIdentityEndpoint(cfg.AuthURL))
-	}
-	if cfg.Username != "" {
-		opts = append(opts, clouds.WithUsername(cfg.Username))
-	}
-	if cfg.Password != "" {
-		opts = append(opts, clouds.WithPassword(cfg.Password))
-	}
-	if cfg.Region != "" {
-		opts = append(opts, clouds.WithRegion(cfg.Region))
-	}
-	if cfg.ApplicationCredentialID != "" {
-		opts = append(opts, clouds.WithApplicationCredentialID(cfg.ApplicationCredentialID))
-	}
-	if cfg.ApplicationCredentialSecret != "" {
-		opts = append(opts, clouds.WithApplicationCredentialSecret(cfg.ApplicationCredentialSecret))
-	}
-	// Certificate files set in cfg replace those of clouds.yaml, which are
-	// then not read (PEM contents replace them after parsing).
-	if cfg.CACertFile != "" {
-		opts = append(opts, clouds.WithCACertPath(cfg.CACertFile))
+	// The fields of cfg that are set override clouds.yaml. Certificate
+	// files set in cfg replace those of clouds.yaml, which are then not
+	// read (PEM contents replace them after parsing).
+	for _, o := range []struct {
+		value string
+		with  func(string) clouds.ParseOption
+	}{
+		{cfg.AuthURL, clouds.WithIdentityEndpoint},
+		{cfg.Username, clouds.WithUsername},
+		{cfg.Password, clouds.WithPassword},
+		{cfg.Region, clouds.WithRegion},
+		{cfg.ApplicationCredentialID, clouds.WithApplicationCredentialID},
+		{cfg.ApplicationCredentialSecret, clouds.WithApplicationCredentialSecret},
+		{cfg.CACertFile, clouds.WithCACertPath},
+	} {
+		if o.value != "" {
+			opts = append(opts, o.with(o.value))
+		}
 	}
 	if cfg.ClientCertFile != "" && cfg.ClientKeyFile != "" {
 		opts = append(opts, clouds.WithClientCertPath(cfg.ClientCertFile), clouds.WithClientKeyPath(cfg.ClientKeyFile))

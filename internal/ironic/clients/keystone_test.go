@@ -108,7 +108,13 @@ func TestConnectKeystone(t *testing.T) {
 	if b := k.lastAuth(); !strings.Contains(b, `"name":"admin"`) || !strings.Contains(b, password) {
 		t.Fatalf("keystone got %s", b)
 	}
-	out := logs.String()
+	ctCheckKeystoneLog(t, logs.String(), password, token)
+}
+
+// ctCheckKeystoneLog checks that the log shows the keystone request but
+// neither the password, the token nor the headers that carry it.
+func ctCheckKeystoneLog(t *testing.T, out, password, token string) {
+	t.Helper()
 	if !strings.Contains(out, "/v3/auth/tokens") {
 		t.Fatalf("keystone request not logged:\n%s", out)
 	}
@@ -178,15 +184,7 @@ func TestCloudsYAMLConnect(t *testing.T) {
 			t.Fatalf("keystone got %s, lacks %s", b, want)
 		}
 	}
-	out := logs.String()
-	if !strings.Contains(out, "/v3/auth/tokens") {
-		t.Fatalf("keystone request not logged:\n%s", out)
-	}
-	for _, secret := range []string{password, token, "X-Auth-Token", "X-Subject-Token"} {
-		if strings.Contains(out, secret) {
-			t.Fatalf("log carries %q:\n%s", secret, out)
-		}
-	}
+	ctCheckKeystoneLog(t, logs.String(), password, token)
 
 	// Explicit fields override clouds.yaml.
 	over := cfg

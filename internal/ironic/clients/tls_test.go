@@ -28,6 +28,23 @@ func ctPEM(typ string, der []byte) string {
 	return string(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}))
 }
 
+// ctNewCA makes a self-signed CA valid for an hour either side of now:
+// its key and its certificate (DER).
+func ctNewCA(t *testing.T, serial int64, name string) (*ecdsa.PrivateKey, []byte) {
+	t.Helper()
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key, der
+}
+
 func TestTLSServerVerification(t *testing.T) {
 	srv := httptest.NewTLSServer(&ctIronic{max: "1.82"})
 	defer srv.Close()
@@ -75,16 +92,7 @@ func TestTLSServerVerification(t *testing.T) {
 
 func TestTLSClientCertificate(t *testing.T) {
 	// A CA that signs the client certificate.
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test client CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	caKey, caDER := ctNewCA(t, 1, "test client CA")
 	caCert, _ := x509.ParseCertificate(caDER)
 	clKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	clTmpl := &x509.Certificate{
@@ -205,16 +213,7 @@ func TestCloudsYAMLTLS(t *testing.T) {
 	}
 	// Config's CA wins over clouds.yaml's (here a wrong one).
 	// (httptest servers all share one certificate: make another CA.)
-	otherKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	otherTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(3), Subject: pkix.Name{CommonName: "unrelated CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	otherDER, err := x509.CreateCertificate(rand.Reader, otherTmpl, otherTmpl, &otherKey.PublicKey, otherKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, otherDER := ctNewCA(t, 3, "unrelated CA")
 	wrongCA := filepath.Join(dir, "wrong.pem")
 	if err := os.WriteFile(wrongCA, []byte(ctPEM("CERTIFICATE", otherDER)), 0o600); err != nil {
 		t.Fatal(err)

@@ -109,6 +109,7 @@ const (
 	ReasonNotCandidate  = "not a candidate"
 	ReasonInError       = "in error"
 	ReasonNotAvailable  = "not available"
+	ReasonDetached      = "detached"
 	ReasonMaintenance   = "in maintenance"
 	ReasonClaimed       = "already claimed"
 	ReasonLabels        = "labels do not match"
@@ -121,7 +122,7 @@ const (
 )
 
 var reasonOrder = []string{
-	ReasonNotCandidate, ReasonInError, ReasonNotAvailable, ReasonMaintenance, ReasonClaimed,
+	ReasonNotCandidate, ReasonInError, ReasonNotAvailable, ReasonDetached, ReasonMaintenance, ReasonClaimed,
 	ReasonLabels, ReasonResourceClass, ReasonTraits, ReasonNoHardware, ReasonCPUs, ReasonRAM, ReasonDisk,
 }
 
@@ -203,8 +204,8 @@ func failedProvisionState(ps string) bool {
 }
 
 // Claimable reports whether a host can be claimed at all, whatever the
-// selector: available (and Ironic agrees), not failed, not in maintenance,
-// not already claimed. The reason is "" when it can.
+// selector: available (and Ironic agrees), not failed, not detached, not in
+// maintenance, not already claimed. The reason is "" when it can.
 func Claimable(h HostSummary) (reason, state string) {
 	switch {
 	case failedProvisionState(h.ProvisionState):
@@ -222,6 +223,8 @@ func Claimable(h HostSummary) (reason, state string) {
 		// Ironic is cleaning or holding a node the state mapping calls
 		// available: not ready to be claimed yet.
 		return ReasonNotAvailable, h.ProvisionState
+	case Detached(h.Observation):
+		return ReasonDetached, ""
 	case h.Maintenance:
 		return ReasonMaintenance, ""
 	case h.AllocationID != "":

@@ -157,3 +157,24 @@ func claimedHostName(ctx context.Context, cat Catalog, log Logger, nodeID string
 	}
 	return h.Name
 }
+
+// ReleaseClaim deletes the claim's allocation (a missing one counts as
+// released), unless the host it holds is detached: then nothing is written
+// (a Forgotten *DetachedError), and the allocation stays with the node that
+// was handed on. A host that cannot be read stops the release: it may be a
+// detached one.
+func ReleaseClaim(ctx context.Context, cat Catalog, allocationID, hostID string) error {
+	if hostID != "" {
+		h, err := cat.Host(ctx, hostID)
+		switch {
+		case errors.Is(err, ErrNotRegistered):
+		case err != nil:
+			return fmt.Errorf("reading host %s before releasing its claim: %w", hostID, err)
+		default:
+			if err := ForgetDetached(h.Observation, "release its claim (delete allocation "+allocationID+")"); err != nil {
+				return err
+			}
+		}
+	}
+	return cat.Release(ctx, allocationID)
+}

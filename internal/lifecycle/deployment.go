@@ -129,8 +129,9 @@ type DeployRequest struct {
 // deploy an interrupted apply left. A deploy that fails after provisioning
 // started is undone (BMO: provisioning -> deprovisioning -> available on a
 // failure), unless it was cut short (timeout or interrupt: the host is left
-// as it is, for the next apply's destroy). The host is nil only with a
-// *DeployPreconditionError.
+// as it is, for the next apply's destroy). A detached host is refused with
+// a *DetachedError. The host is nil only with a *DeployPreconditionError
+// or a *DetachedError.
 func (m *Machine) Deploy(ctx context.Context, req DeployRequest) (*Host, error) {
 	obs, err := m.Observe(ctx, HostRef{ID: req.Ref})
 	if err != nil {
@@ -139,6 +140,9 @@ func (m *Machine) Deploy(ctx context.Context, req DeployRequest) (*Host, error) 
 	if !obs.Exists {
 		return nil, &DeployPreconditionError{Summary: "Host not found",
 			Detail: fmt.Sprintf("No Ironic node has the UUID or name %q: create it with baremetal_host first.", req.Ref)}
+	}
+	if err := CheckAttached(obs, "deploy on it"); err != nil {
+		return nil, err
 	}
 	resuming := Resumable(obs, imageURL(req.Spec.Image))
 	if obs.State != StateAvailable && !resuming {
@@ -225,7 +229,8 @@ func deployHost(spec HostSpec, obs Observation) *Host {
 // then cleaning) back to available, powered off, retrying up to retries
 // failures (BMO's delete rules retry 3). customDeploy is the deployment's
 // custom deploy method, which Ironic does not show. found is false when
-// the node no longer exists (nothing to do).
+// the node no longer exists (nothing to do). On a detached host nothing is
+// written: the error is a Forgotten *DetachedError, and h is nil.
 func (m *Machine) Undeploy(ctx context.Context, ref HostRef, customDeploy string, retries int) (h *Host, found bool, err error) {
 	if ref.State == "" {
 		ref.State = StateProvisioned
@@ -233,6 +238,9 @@ func (m *Machine) Undeploy(ctx context.Context, ref HostRef, customDeploy string
 	obs, err := m.Observe(ctx, ref)
 	if err != nil || !obs.Exists {
 		return nil, false, err
+	}
+	if err := ForgetDetached(obs, "undeploy and clean it"); err != nil {
+		return nil, true, err
 	}
 	h = &Host{
 		Spec:   HostSpec{Name: obs.Name, Online: false, RegisteredElsewhere: true},

@@ -28,6 +28,9 @@ func (e *FirmwareRefusal) Error() string { return e.Summary + ": " + e.Detail }
 // cleaning, a provisioned one by servicing (Ironic API 1.87+). nil when
 // the change can go ahead.
 func FirmwareApplicable(obs Observation, f FirmwareFeatures, diff map[string]string) *FirmwareRefusal {
+	if d := AsDetached(CheckAttached(obs, "change its BIOS settings")); d != nil {
+		return &FirmwareRefusal{Attribute: "host_id", Summary: d.Summary(), Detail: d.Detail()}
+	}
 	names := make([]string, 0, len(diff))
 	for n := range diff {
 		names = append(names, n)
@@ -105,8 +108,9 @@ func (c *Clients) ApplyFirmware(ctx context.Context, req FirmwareRequest) error 
 
 // ResetFirmware runs Ironic's bios.factory_reset on the host (the settings'
 // destroy with reset_on_destroy) and returns the host's name. A host that
-// is gone has nothing to reset. Refusals are *FirmwareRefusal; a failed
-// reset is the converge error.
+// is gone has nothing to reset; a detached one is left alone (a Forgotten
+// *DetachedError). Refusals are *FirmwareRefusal; a failed reset is the
+// converge error.
 func (c *Clients) ResetFirmware(ctx context.Context, ref string, log Logger) (host string, err error) {
 	obs, err := c.Machine.Observe(ctx, HostRef{ID: ref})
 	switch {
@@ -114,6 +118,8 @@ func (c *Clients) ResetFirmware(ctx context.Context, ref string, log Logger) (ho
 		return ref, &FirmwareRefusal{Summary: "Reading host " + ref, Detail: err.Error()}
 	case !obs.Exists:
 		return ref, nil // the host is gone, and its BIOS settings with it
+	case Detached(obs):
+		return obs.Name, ForgetDetached(obs, "reset its BIOS to factory defaults")
 	case obs.State == StateProvisioned && !c.Firmware.Features().Servicing:
 		return ref, &FirmwareRefusal{Summary: "Cannot reset the BIOS of a provisioned host",
 			Detail: fmt.Sprintf("Host %q (node %s) is provisioned and this Ironic has no servicing (API 1.87+): %v",

@@ -29,6 +29,10 @@ func FirmwareUpdatable(obs Observation, f FirmwareFeatures, updates []FirmwareUp
 	refuse := func(attr string, i int, summary, detail string) {
 		out = append(out, FirmwareUpdateRefusal{FirmwareRefusal{Attribute: attr, Summary: summary, Detail: detail}, i})
 	}
+	if d := AsDetached(CheckAttached(obs, "update its firmware")); d != nil {
+		refuse("host_id", 0, d.Summary(), d.Detail())
+		return out
+	}
 	host := fmt.Sprintf("Host %q (node %s)", obs.Name, obs.ID)
 	if f.Components {
 		for i, u := range updates {

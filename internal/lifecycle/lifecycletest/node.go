@@ -51,8 +51,11 @@ type Node struct {
 	BIOS        map[string]string
 	FailPrepare string
 	// Maintenance is set by Detach (with lifecycle.DetachReason) and
-	// cleared by Attach.
-	Maintenance bool
+	// cleared by Attach. MaintenanceReason, when set, is the reason
+	// Observe reports instead of DetachReason (maintenance set by
+	// someone else).
+	Maintenance       bool
+	MaintenanceReason string
 
 	lastError string
 	calls     []string
@@ -342,6 +345,9 @@ func (n *Node) Observe(_ context.Context, h *lifecycle.Host) (lifecycle.Observat
 	reason := ""
 	if n.Maintenance {
 		reason = lifecycle.DetachReason
+		if n.MaintenanceReason != "" {
+			reason = n.MaintenanceReason
+		}
 	}
 	return lifecycle.Observation{
 		Exists: true, ID: n.ID, Name: n.Name, State: StateOf(n.PS), ProvisionState: n.PS,

@@ -148,32 +148,47 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request, n *nodes.Node
 	if s.locked(w, n) {
 		return
 	}
+	var updated nodes.Node
+	if !jsonPatch(w, r, n, &updated, nil) {
+		return
+	}
+	updated.UpdatedAt = s.now()
+	*n = updated
+	WriteJSON(w, http.StatusOK, s.view(n))
+}
+
+// jsonPatch reads the JSON patch in r's body and applies it to a copy of
+// cur, each operation once allow (nil: none) has let its path through,
+// then decodes the result into out. When it returns false it has answered
+// w: 400 for a body or an operation that does not apply, else what allow
+// answered.
+func jsonPatch(w http.ResponseWriter, r *http.Request, cur, out any, allow func(path string) bool) bool {
 	var ops []struct {
 		Op    string `json:"op"`
 		Path  string `json:"path"`
 		Value any    `json:"value"`
 	}
 	if !decode(w, r, &ops) {
-		return
+		return false
 	}
-	raw, _ := json.Marshal(n)
+	raw, _ := json.Marshal(cur)
 	var doc map[string]any
 	_ = json.Unmarshal(raw, &doc)
 	for _, op := range ops {
+		if allow != nil && !allow(op.Path) {
+			return false
+		}
 		if err := applyPatch(doc, op.Op, op.Path, op.Value); err != nil {
 			WriteError(w, http.StatusBadRequest, err.Error())
-			return
+			return false
 		}
 	}
 	raw, _ = json.Marshal(doc)
-	var updated nodes.Node
-	if err := json.Unmarshal(raw, &updated); err != nil {
+	if err := json.Unmarshal(raw, out); err != nil {
 		WriteError(w, http.StatusBadRequest, err.Error())
-		return
+		return false
 	}
-	updated.UpdatedAt = s.now()
-	*n = updated
-	WriteJSON(w, http.StatusOK, s.view(n))
+	return true
 }
 
 // applyPatch applies one JSON patch operation (add, replace, remove) to doc.
@@ -498,9 +513,7 @@ func (s *Server) createPort(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Address = strings.ToLower(p.Address)
-	if id, ok := p.LocalLinkConnection["switch_id"].(string); ok {
-		p.LocalLinkConnection["switch_id"] = strings.ToLower(id)
-	}
+	lowerSwitchID(p.LocalLinkConnection)
 	if s.nodes[p.NodeUUID] == nil {
 		WriteError(w, http.StatusBadRequest, fmt.Sprintf("Node %s could not be found.", p.NodeUUID))
 		return
@@ -532,45 +545,36 @@ func (s *Server) patchPort(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := s.nodes[p.NodeUUID]
-	var ops []struct {
-		Op    string `json:"op"`
-		Path  string `json:"path"`
-		Value any    `json:"value"`
-	}
-	if !decode(w, r, &ops) {
-		return
-	}
-	raw, _ := json.Marshal(p)
-	var doc map[string]any
-	_ = json.Unmarshal(raw, &doc)
-	for _, op := range ops {
-		switch strings.Split(strings.TrimPrefix(op.Path, "/"), "/")[0] {
-		case "pxe_enabled", "local_link_connection", "physical_network":
-			if n != nil && !n.Maintenance && !portStatesOpen[n.ProvisionState] {
-				WriteError(w, http.StatusConflict, fmt.Sprintf("The following fields can only be updated when the node %s "+
-					"is in a enroll, inspecting, inspect wait, manageable state or in maintenance mode: pxe_enabled, "+
-					"local_link_connection, physical_network. The current state is %s.", n.UUID, n.ProvisionState))
-				return
-			}
-		}
-		if err := applyPatch(doc, op.Op, op.Path, op.Value); err != nil {
-			WriteError(w, http.StatusBadRequest, err.Error())
-			return
-		}
-	}
-	if llc, ok := doc["local_link_connection"].(map[string]any); ok {
-		if id, ok := llc["switch_id"].(string); ok {
-			llc["switch_id"] = strings.ToLower(id)
-		}
-	}
-	raw, _ = json.Marshal(doc)
 	var updated ports.Port
-	if err := json.Unmarshal(raw, &updated); err != nil {
-		WriteError(w, http.StatusBadRequest, err.Error())
+	if !jsonPatch(w, r, p, &updated, func(path string) bool { return portFieldOpen(w, n, path) }) {
 		return
 	}
+	lowerSwitchID(updated.LocalLinkConnection)
 	*p = updated
 	WriteJSON(w, http.StatusOK, p)
+}
+
+// portFieldOpen tells whether the port field at path may change on a port
+// of node n (nil: none); when not, it has answered w with Ironic's 409.
+func portFieldOpen(w http.ResponseWriter, n *nodes.Node, path string) bool {
+	switch strings.Split(strings.TrimPrefix(path, "/"), "/")[0] {
+	case "pxe_enabled", "local_link_connection", "physical_network":
+		if n != nil && !n.Maintenance && !portStatesOpen[n.ProvisionState] {
+			WriteError(w, http.StatusConflict, fmt.Sprintf("The following fields can only be updated when the node %s "+
+				"is in a enroll, inspecting, inspect wait, manageable state or in maintenance mode: pxe_enabled, "+
+				"local_link_connection, physical_network. The current state is %s.", n.UUID, n.ProvisionState))
+			return false
+		}
+	}
+	return true
+}
+
+// lowerSwitchID stores a local_link_connection's switch_id in lower case,
+// as Ironic normalises it.
+func lowerSwitchID(llc map[string]any) {
+	if id, ok := llc["switch_id"].(string); ok {
+		llc["switch_id"] = strings.ToLower(id)
+	}
 }
 
 func (s *Server) listPorts(w http.ResponseWriter, r *http.Request) {

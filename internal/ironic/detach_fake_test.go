@@ -2,6 +2,7 @@ package ironic
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
@@ -89,5 +90,56 @@ func TestFakeAttachKeepsOthersMaintenance(t *testing.T) {
 	}
 	if n := srv.MustNode(id); !n.Maintenance || n.MaintenanceReason != "replacing a DIMM" {
 		t.Errorf("maintenance %v reason %q", n.Maintenance, n.MaintenanceReason)
+	}
+}
+
+// Under lifecycle's rule, the provisioner itself refuses to change the
+// provision state, the power or the maintenance of a detached node, and
+// writes nothing: a path that forgot the rule fails, naming the host,
+// instead of undeploying it. Only Attach ends that maintenance.
+func TestFakeDetachedNodeRefusesChanges(t *testing.T) {
+	m, srv, h, id, powerTargets := rebootHost(t)
+	h.RebootRequested = false
+	p := m.Prov
+	srv.UpdateNode(id, func(n *nodes.Node) { n.Maintenance, n.MaintenanceReason = true, lifecycle.DetachReason })
+	srv.ResetRequests()
+	ctx := context.Background()
+	for name, call := range map[string]func() error{
+		"deprovision": func() error { _, err := p.Deprovision(ctx, h, false); return err },
+		"power off":   func() error { _, err := p.PowerOff(ctx, h, lifecycle.PowerHard, false); return err },
+	} {
+		err := call()
+		d := lifecycle.AsDetached(err)
+		if d == nil || d.ID != id || !strings.Contains(err.Error(), "reboot-1") {
+			t.Errorf("%s on a detached node: %v, want a DetachedError naming the host", name, err)
+		}
+	}
+	if calls := srv.Calls(); len(calls) != 0 {
+		t.Errorf("writes to a detached node: %q", calls)
+	}
+	if n := srv.MustNode(id); n.ProvisionState != "active" || !n.Maintenance || len(powerTargets()) != 0 {
+		t.Errorf("node %q, maintenance %v, power %q", n.ProvisionState, n.Maintenance, powerTargets())
+	}
+	if _, err := p.Attach(ctx, h); err != nil {
+		t.Fatalf("attach: %v", err)
+	}
+	if n := srv.MustNode(id); n.Maintenance {
+		t.Errorf("attach left maintenance on (%q)", n.MaintenanceReason)
+	}
+}
+
+// Maintenance set by someone else is not a detach: as BMO does, it is
+// cleared before the provision state changes, and the undeploy goes on.
+func TestFakeOthersMaintenanceClearedBeforeUndeploy(t *testing.T) {
+	m, srv, h, id, _ := rebootHost(t)
+	h.RebootRequested = false
+	srv.UpdateNode(id, func(n *nodes.Node) { n.Maintenance, n.MaintenanceReason = true, "replacing a DIMM" })
+	ctx := context.Background()
+	got, found, err := m.Undeploy(ctx, lifecycle.HostRef{ID: id}, "", 0)
+	if err != nil || !found || got.Status.State != lifecycle.StateAvailable {
+		t.Fatalf("undeploy: %v (found %v, host %+v)", err, found, got)
+	}
+	if n := srv.MustNode(id); n.Maintenance || n.ProvisionState != "available" {
+		t.Errorf("node %q, maintenance %v (%q)", n.ProvisionState, n.Maintenance, n.MaintenanceReason)
 	}
 }

@@ -225,7 +225,7 @@ func (p *Provisioner) firmwareSteps(ctx context.Context, h *lifecycle.Host, node
 // "service" again when retrying; active with nothing (left) to do -> done.
 func (p *Provisioner) Service(ctx context.Context, h *lifecycle.Host, restartOnFailure bool) (lifecycle.Result, bool, error) {
 	const verb = "service"
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "service")
 	if err != nil {
 		return lifecycle.Result{Verb: verb}, false, err
 	}

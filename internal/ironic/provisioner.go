@@ -335,6 +335,19 @@ func (p *Provisioner) lookup(ctx context.Context, h *lifecycle.Host) (*nodes.Nod
 }
 
 // current returns the host's node, or an error wrapping ErrNotRegistered.
+// changing is current for a method that changes the node: a detached node
+// is refused before anything is written (refuseDetached).
+func (p *Provisioner) changing(ctx context.Context, h *lifecycle.Host, verb string) (*nodes.Node, error) {
+	n, err := p.current(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseDetached(n, verb+" it"); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
 func (p *Provisioner) current(ctx context.Context, h *lifecycle.Host) (*nodes.Node, error) {
 	n, err := p.lookup(ctx, h)
 	if err != nil {
@@ -397,8 +410,33 @@ func (p *Provisioner) nudge() {
 	}
 }
 
-// setMaintenance sets or clears the maintenance flag.
+// refuseDetached is the provisioner's guard under lifecycle's detached
+// rule (lifecycle.CheckAttached): a node in maintenance with the detach
+// reason takes no provision-state or maintenance change here; only Attach
+// ends that maintenance. A path that forgot the rule fails, naming the
+// node, instead of touching the machine.
+func refuseDetached(node *nodes.Node, action string) error {
+	if node.Maintenance && node.MaintenanceReason == lifecycle.DetachReason {
+		return &lifecycle.DetachedError{Host: node.Name, ID: node.UUID, Action: fmt.Sprintf("%s (Ironic provision state %q)", action, node.ProvisionState)}
+	}
+	return nil
+}
+
+// setMaintenance sets or clears the maintenance flag, never on a detached
+// node (see refuseDetached; Attach uses writeMaintenance).
 func (p *Provisioner) setMaintenance(ctx context.Context, h *lifecycle.Host, node *nodes.Node, on bool, reason string) (lifecycle.Result, error) {
+	verb := "maintenance off"
+	if on {
+		verb = "maintenance on"
+	}
+	if err := refuseDetached(node, "set "+verb); err != nil {
+		return lifecycle.Result{Verb: verb, ProvisionState: node.ProvisionState}, err
+	}
+	return p.writeMaintenance(ctx, h, node, on, reason)
+}
+
+// writeMaintenance sets or clears the maintenance flag.
+func (p *Provisioner) writeMaintenance(ctx context.Context, h *lifecycle.Host, node *nodes.Node, on bool, reason string) (lifecycle.Result, error) {
 	verb := "maintenance off"
 	var err error
 	if on {
@@ -422,11 +460,15 @@ func (p *Provisioner) setMaintenance(ctx context.Context, h *lifecycle.Host, nod
 }
 
 // changeState issues a provision-state verb (BMO tryChangeNodeProvisionState):
-// a node with a fault waits 10 s, maintenance is cleared first, 409 means
-// busy (retry in 3 s). started reports that Ironic accepted the verb.
+// a detached node is refused (refuseDetached), a node with a fault waits
+// 10 s, any other maintenance is cleared first, 409 means busy (retry in
+// 3 s). started reports that Ironic accepted the verb.
 func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *nodes.Node, opts nodes.ProvisionStateOpts) (res lifecycle.Result, started bool, err error) {
 	verb := string(opts.Target)
 	ps := node.ProvisionState
+	if err := refuseDetached(node, "request provision state "+verb); err != nil {
+		return lifecycle.Result{Verb: verb, ProvisionState: ps}, false, err
+	}
 	if node.Fault != "" {
 		logInfo(ctx, "node has a fault, waiting", h, node, verb)
 		return p.continuing(verb, ps, p.slowPoll), false, nil

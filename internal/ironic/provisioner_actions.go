@@ -20,7 +20,7 @@ import (
 // inspection_finished_at is set: fake and redfish inspection store no
 // inventory, so GET /inventory cannot tell.
 func (p *Provisioner) Inspect(ctx context.Context, h *lifecycle.Host, restartOnFailure, refresh bool) (lifecycle.Result, bool, *lifecycle.HardwareDetails, error) {
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "inspect")
 	if err != nil {
 		return lifecycle.Result{Verb: "inspect"}, false, nil, err
 	}
@@ -204,7 +204,7 @@ func (p *Provisioner) syncRootHints(ctx context.Context, h *lifecycle.Host, node
 // steps it only writes the root device hints: Ironic rejects a manual
 // clean without steps.
 func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared, restartOnFailure bool) (lifecycle.Result, bool, error) {
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "clean")
 	if err != nil {
 		return lifecycle.Result{Verb: "clean"}, false, err
 	}
@@ -273,7 +273,7 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 
 // Provide moves a manageable node to available through automated cleaning.
 func (p *Provisioner) Provide(ctx context.Context, h *lifecycle.Host) (lifecycle.Result, error) {
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "provide")
 	if err != nil {
 		return lifecycle.Result{Verb: "provide"}, err
 	}
@@ -355,7 +355,7 @@ func (p *Provisioner) Provision(ctx context.Context, h *lifecycle.Host, restartO
 	if h.Spec.Image == nil && h.Spec.CustomDeploy == "" {
 		return failed("active", "", "no image or custom deploy method to provision"), nil
 	}
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "deploy on")
 	if err != nil {
 		return lifecycle.Result{Verb: "active"}, err
 	}
@@ -401,7 +401,7 @@ func (p *Provisioner) Provision(ctx context.Context, h *lifecycle.Host, restartO
 
 // Deprovision undeploys and waits through cleaning back to available.
 func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restartOnFailure bool) (lifecycle.Result, error) {
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "undeploy")
 	if err != nil {
 		return lifecycle.Result{Verb: "deleted"}, err
 	}
@@ -461,7 +461,7 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 
 // Adopt adopts an externally provisioned (or provisioned) host.
 func (p *Provisioner) Adopt(ctx context.Context, h *lifecycle.Host, restartOnFailure bool) (lifecycle.Result, error) {
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "adopt")
 	if err != nil {
 		return lifecycle.Result{Verb: "adopt"}, err
 	}

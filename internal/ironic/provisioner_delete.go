@@ -94,5 +94,5 @@ func (p *Provisioner) Attach(ctx context.Context, h *lifecycle.Host) (lifecycle.
 	if !node.Maintenance || node.MaintenanceReason != lifecycle.DetachReason {
 		return done("maintenance off", node.ProvisionState), nil
 	}
-	return p.setMaintenance(ctx, h, node, false, "")
+	return p.writeMaintenance(ctx, h, node, false, "")
 }

@@ -28,12 +28,16 @@ type powerRequest struct {
 	at     time.Time
 }
 
-// changePower issues PUT states/power (BMO IR changePower). Power changes
-// wait while target_provision_state is set, and while a request for the
-// same target is settling (powerSettle).
+// changePower issues PUT states/power (BMO IR changePower). A detached
+// node is refused (refuseDetached). Power changes wait while
+// target_provision_state is set, and while a request for the same target
+// is settling (powerSettle).
 func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *nodes.Node, target nodes.TargetPowerState) (lifecycle.Result, error) {
 	verb := string(target)
 	ps := node.ProvisionState
+	if err := refuseDetached(node, "request "+verb); err != nil {
+		return lifecycle.Result{Verb: verb, ProvisionState: ps}, err
+	}
 	if node.TargetProvisionState != "" {
 		logDebug(ctx, "provision state change in progress, power change waits", h, node, verb)
 		return p.continuing(verb, ps, p.fastPoll), nil
@@ -71,7 +75,7 @@ func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *
 // PowerOn converges the node to power on. force ignores a previous
 // last_error (a retry).
 func (p *Provisioner) PowerOn(ctx context.Context, h *lifecycle.Host, force bool) (lifecycle.Result, error) {
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "power on")
 	if err != nil {
 		return lifecycle.Result{Verb: string(nodes.PowerOn)}, err
 	}
@@ -123,7 +127,7 @@ func (p *Provisioner) abortBeforePowerOff(ctx context.Context, h *lifecycle.Host
 // unless mode is hard, force is set or the host has failed before; a 400 to
 // soft power off falls back to hard power off.
 func (p *Provisioner) PowerOff(ctx context.Context, h *lifecycle.Host, mode lifecycle.PowerMode, force bool) (lifecycle.Result, error) {
-	node, err := p.current(ctx, h)
+	node, err := p.changing(ctx, h, "power off")
 	if err != nil {
 		return lifecycle.Result{Verb: string(nodes.PowerOff)}, err
 	}

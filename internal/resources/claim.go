@@ -153,7 +153,9 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"maintenance or already claimed are skipped. Placement is deterministic: matching hosts are tried by name, then " +
 			"node UUID; with `spread_label`, hosts in the failure domain with the fewest claimed hosts come first. When no " +
 			"host matches, the error says how many hosts were considered and why each group was rejected. A claim keeps its " +
-			"host; every argument change releases it and claims again. Destroy releases the host; the host itself stays.",
+			"host; every argument change releases it and claims again. Destroy releases the host; the host itself stays. " +
+			"Detached hosts (`baremetal_host` `detached = true`) are never claimed, and destroying a claim whose host was " +
+			"detached since only forgets the claim: its allocation stays with the node, which is handed on as it is.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -344,7 +346,8 @@ func (r *claimResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := cat.Release(ctx, state.AllocationID.ValueString()); err != nil {
+	err := lifecycle.ReleaseClaim(ctx, cat, state.AllocationID.ValueString(), state.HostID.ValueString())
+	if err != nil && !detachedDiag(ctx, &resp.Diagnostics, err) {
 		resp.Diagnostics.AddError("Releasing claim "+state.Name.ValueString(),
 			fmt.Sprintf("deleting allocation %s of host %s: %v", state.AllocationID.ValueString(), state.HostName.ValueString(), err))
 	}

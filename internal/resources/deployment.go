@@ -41,7 +41,24 @@ type deploymentResource struct {
 var (
 	_ resource.ResourceWithConfigValidators = (*deploymentResource)(nil)
 	_ resource.ResourceWithImportState      = (*deploymentResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*deploymentResource)(nil)
 )
+
+// ModifyPlan refuses, at plan, a new deployment on a host that exists and
+// is detached (every other input replaces the deployment, so only creates
+// act on the host). Whether the host is available is judged at apply: an
+// earlier resource of the same apply may make it so.
+func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	var hostID types.String
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("host_id"), &hostID)...)
+	if resp.Diagnostics.HasError() || hostID.IsUnknown() || hostID.IsNull() {
+		return
+	}
+	checkAttachedAtPlan(ctx, r.clients.Machine, hostID.ValueString(), "deploy on it", &resp.Diagnostics)
+}
 
 // ImportState adopts the deployment of a provisioned host, by node UUID or
 // name. The image comes back from instance_info; user, meta and network
@@ -101,7 +118,9 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"is deprovisioned and kept. Every input except `provisioning_retries` and `timeouts` replaces the deployment " +
 			"(deprovision, then provision). Destroy deprovisions the host (undeploy, then Ironic's cleaning) back to " +
 			"`available`, powered off; the host itself stays. A host found no longer deployed, or running another image, " +
-			"plans a new deployment.",
+			"plans a new deployment. On a detached host (its `baremetal_host` has `detached = true`) a new deployment is " +
+			"refused at plan and at apply, and destroy only forgets the deployment: the host keeps its OS and disks, stays " +
+			"provisioned and in maintenance, and nothing is written to Ironic." + otherMaintenanceDoc,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -308,6 +327,7 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 	var pre *lifecycle.DeployPreconditionError
 	var failed *lifecycle.DeployFailure
 	switch {
+	case detachedDiag(ctx, &resp.Diagnostics, err):
 	case errors.As(err, &pre):
 		resp.Diagnostics.AddAttributeError(path.Root("host_id"), pre.Summary, pre.Detail)
 	case errors.As(err, &failed):
@@ -388,6 +408,7 @@ func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequ
 	ref := lifecycle.HostRef{ID: state.ID.ValueString(), Name: name, State: lifecycle.State(state.ProvisioningState.ValueString())}
 	h, found, err := r.machine().Undeploy(ctx, ref, state.customDeployMethod(), deprovisionRetries)
 	switch {
+	case detachedDiag(ctx, &resp.Diagnostics, err):
 	case !found && err == nil:
 		tflog.Warn(ctx, "host no longer exists in Ironic; nothing to deprovision", map[string]any{"node": ref.ID})
 	case h == nil && err != nil:

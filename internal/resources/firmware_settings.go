@@ -63,7 +63,9 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 			"anything is sent, at plan time when the host exists, and applied as Ironic's `bios.apply_configuration` step " +
 			"with only the settings whose value differs. An available host goes through manual cleaning " +
 			"(available -> manageable -> cleaning -> available) under the provider's capacity limit; a provisioned host " +
-			"is serviced (Ironic API 1.87+; older Ironic fails the plan). One per host.",
+			"is serviced (Ironic API 1.87+; older Ironic fails the plan). One per host. On a detached host " +
+			"(`baremetal_host` `detached = true`) a change is refused at plan and at apply, and destroy only forgets the " +
+			"settings, also with `reset_on_destroy`: nothing is written to Ironic." + otherMaintenanceDoc,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -337,7 +339,7 @@ func (r *firmwareSettingsResource) Read(ctx context.Context, req resource.ReadRe
 }
 
 // Delete forgets the settings, or runs Ironic's bios.factory_reset when
-// reset_on_destroy is set.
+// reset_on_destroy is set, except on a detached host, which is left alone.
 func (r *firmwareSettingsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m firmwareSettingsModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
@@ -354,6 +356,7 @@ func (r *firmwareSettingsResource) Delete(ctx context.Context, req resource.Dele
 	host, err := r.clients.ResetFirmware(ctx, m.ID.ValueString(), TFLog{})
 	var refusal *lifecycle.FirmwareRefusal
 	switch {
+	case detachedDiag(ctx, &resp.Diagnostics, err):
 	case errors.As(err, &refusal):
 		refusalDiag(&resp.Diagnostics, refusal)
 	case err != nil:

@@ -102,7 +102,8 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"it (a host that was off is powered off again). The node is taken out of maintenance afterwards, also after a " +
 			"failure. Task progress is " +
 			"logged; a failure reports the BMC's task message. Changing anything but `bmc` and `timeouts` replaces the " +
-			"resource (updates again); destroying it forgets it and leaves the firmware as it is.",
+			"resource (updates again); destroying it forgets it and leaves the firmware as it is. Updates on a detached host " +
+			"(`baremetal_host` `detached = true`) are refused at plan and at apply." + otherMaintenanceDoc,
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				Computed:      true,
@@ -204,18 +205,6 @@ func (m *firmwareUpdateModel) updates() []lifecycle.FirmwareUpdate {
 	return out
 }
 
-func (m *firmwareUpdateModel) known() bool {
-	if m.HostID.IsUnknown() {
-		return false
-	}
-	for _, u := range m.Updates {
-		if u.Component.IsUnknown() || u.URL.IsUnknown() || u.Checksum.IsUnknown() {
-			return false
-		}
-	}
-	return true
-}
-
 // redfish is the BMC access for the BMC path (nil without bmc, or while
 // it is unknown).
 func (m *firmwareUpdateModel) redfish(ctx context.Context) (*lifecycle.BMCAccess, diag.Diagnostics) {
@@ -240,10 +229,10 @@ func (m *firmwareUpdateModel) redfish(ctx context.Context) (*lifecycle.BMCAccess
 }
 
 // ValidateConfig refuses a component updated twice (each attribute's own
-// rules are its validators).
+// rules are its validators). Unknown components are skipped.
 func (r *firmwareUpdateResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m firmwareUpdateModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -269,8 +258,9 @@ func (r *firmwareUpdateResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	var plan firmwareUpdateModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || !plan.known() || !req.State.Raw.IsNull() {
+	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Plan, &plan)...)
+	known := tfglue.Known(plan.HostID) && tfglue.KnownAt(ctx, req.Plan, path.Root("updates"))
+	if resp.Diagnostics.HasError() || !known || !req.State.Raw.IsNull() {
 		return // unknown yet, or an existing update that is not replaced
 	}
 	refusals := r.clients.CheckFirmwareUpdate(ctx, plan.HostID.ValueString(), plan.updates(), !plan.BMC.IsNull())

@@ -38,7 +38,10 @@ func addDay2Attributes(attrs map[string]schema.Attribute) {
 			"and `operational_status` reads `detached`. Setting it back to false ends that maintenance. " +
 			"Destroying a detached host only forgets it: the node stays in Ironic as it is (same UUID, provision state and power), " +
 			"so another configuration can `terraform import` it by UUID or name and manage it (its first apply re-attaches it). " +
-			"A host is detached once it is `available`, `provisioned` or `externally provisioned`. Default false.",
+			"A host is detached once it is `available`, `provisioned` or `externally provisioned`. Every other resource leaves a " +
+			"detached host alone too: a `baremetal_deployment`, `baremetal_firmware_settings` (even with `reset_on_destroy`) or " +
+			"`baremetal_host_claim` on it is only forgotten on destroy, and new ones, or changes to them, are refused until " +
+			"it is re-attached. Maintenance set by anyone else is not a detach. Default false.",
 	}
 	attrs["reboot_trigger"] = schema.StringAttribute{
 		Optional: true,

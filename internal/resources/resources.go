@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -37,6 +38,38 @@ type TFLog struct{}
 // Log writes msg with fields at INFO level.
 func (TFLog) Log(ctx context.Context, msg string, fields map[string]any) {
 	tflog.Info(ctx, msg, fields)
+}
+
+// otherMaintenanceDoc ends the description of every resource that acts on
+// a host: what maintenance that is not a detach means (lifecycle's rule).
+const otherMaintenanceDoc = " A host in maintenance for any other reason (set by an operator or another tool) is not detached: " +
+	"as the Bare Metal Operator does, the provider clears that maintenance before it changes the host's provision state."
+
+// detachedDiag reports err and returns true when it is lifecycle's
+// detached rule speaking (a *lifecycle.DetachedError): a refused create or
+// update is an error on host_id; a destroy that forgot the resource without
+// acting on the host is a warning, and the resource leaves the state.
+func detachedDiag(ctx context.Context, diags *diag.Diagnostics, err error) bool {
+	d := lifecycle.AsDetached(err)
+	switch {
+	case d == nil:
+		return false
+	case d.Forgotten:
+		tflog.Warn(ctx, "host is detached: forgetting the resource, writing nothing to Ironic", map[string]any{"host": d.Host, "node": d.ID})
+		diags.AddWarning(d.Summary(), d.Detail())
+	default:
+		diags.AddAttributeError(path.Root("host_id"), d.Summary(), d.Detail())
+	}
+	return true
+}
+
+// checkAttachedAtPlan refuses, at plan, an action on the host hostID names
+// when that host exists and is detached (lifecycle.Machine.CheckAttached);
+// a host not known yet is checked at apply.
+func checkAttachedAtPlan(ctx context.Context, m *lifecycle.Machine, hostID string, action string, diags *diag.Diagnostics) {
+	if m != nil && hostID != "" {
+		detachedDiag(ctx, diags, m.CheckAttached(ctx, hostID, action))
+	}
 }
 
 // hostErrorDiag turns a Converge error into a diagnostic whose summary names

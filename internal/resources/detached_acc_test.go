@@ -1,0 +1,219 @@
+package resources_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// The detached rule on a real Ironic: once its baremetal_host says
+// detached = true, no resource acts on a host again. Each test marks
+// Ironic's log after the detach and checks that nothing but reads reached
+// the node since.
+
+// detachedHost is a fake-hardware host, detached or not.
+func detachedHost(name string, detached bool) string {
+	return fakeHost(name, fmt.Sprintf("  online = true\n  detached = %t", detached))
+}
+
+// detachedNode checks that the node named name is still the node id, in
+// provision state ps, powered on, and in maintenance with the detach
+// reason.
+func detachedNode(t *testing.T, name string, id *string, ps string) resource.TestCheckFunc {
+	return nodeHas(t, name, func(n *nodes.Node) error {
+		if n.UUID != *id || n.ProvisionState != ps || n.PowerState != "power on" {
+			return fmt.Errorf("node %s: %s, %q, %q; want %s, %q, power on", n.Name, n.UUID, n.ProvisionState, n.PowerState, *id, ps)
+		}
+		if !n.Maintenance || n.MaintenanceReason != lifecycle.DetachReason {
+			return fmt.Errorf("node %s: maintenance %v (%q), want the detach reason", n.Name, n.Maintenance, n.MaintenanceReason)
+		}
+		return nil
+	})
+}
+
+// markLog marks Ironic's log (after the step's apply).
+func markLog(t *testing.T, mark **acctest.LogMark) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		*mark = acctest.MarkIronicLog(t)
+		return nil
+	}
+}
+
+// noWritesSince checks that Ironic's log shows no request that changes the
+// node (by UUID or name) since the mark: no provision state, power,
+// maintenance, patch or delete.
+func noWritesSince(t *testing.T, mark **acctest.LogMark, id *string, name string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		writes, err := (*mark).WritesTo(*id, name)
+		if err != nil {
+			return err
+		}
+		if len(writes) > 0 {
+			return fmt.Errorf("requests to detached node %s since the detach: %q", name, writes)
+		}
+		t.Logf("Ironic's log: no write to node %s (%s) since the detach", name, *id)
+		return nil
+	}
+}
+
+// A deployed host (claimed, then deployed) is detached; a new deployment
+// on it is refused at plan; destroying the configuration forgets the
+// deployment, the claim and the host: the node stays active, powered on,
+// in maintenance with the detach reason, with the same UUID and its
+// allocation, and Ironic's log shows no write to it after the detach. A
+// second configuration then adopts the host by import (which re-attaches
+// it) and destroys it.
+func TestAccDetached_deploymentDestroy(t *testing.T) {
+	name := acctest.Name("acc-detdep")
+	config := func(detached bool, image string) string {
+		return detachedHost(name, detached) + fmt.Sprintf(`
+resource "baremetal_host_claim" "test" {
+  candidates = [baremetal_host.test.id]
+}
+
+resource "baremetal_deployment" "test" {
+  host_id = baremetal_host_claim.test.host_id
+  image = {
+    url      = %q
+    checksum = %q
+    format   = "qcow2"
+  }
+  provisioning_retries = 0
+}
+`, image, depMD5)
+	}
+	var id, alloc string
+	var mark *acctest.LogMark
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{ // 1. Deployed.
+				Config: config(false, depImageA),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(dep, "provisioning_state", "provisioned"),
+					saveID("baremetal_host.test", &id),
+					func(s *terraform.State) error {
+						alloc = s.RootModule().Resources["baremetal_host_claim.test"].Primary.Attributes["allocation_id"]
+						return nil
+					},
+				),
+			},
+			{ // 2. Detached: maintenance with the provider's reason; the deployment is untouched.
+				Config: config(true, depImageA),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(dep, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("baremetal_host_claim.test", plancheck.ResourceActionNoop),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
+					detachedNode(t, name, &id, "active"),
+					markLog(t, &mark),
+				),
+			},
+			{ // A new deployment (another image replaces it) on the detached host: refused at plan.
+				Config:      config(true, depImageB),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will not deploy on it.*set detached = false`),
+			},
+			{ // 3. Destroy: everything is forgotten, the node and the machine stay as they are.
+				Config: `locals { detached_deployment_destroyed = true }`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(dep, plancheck.ResourceActionDestroy),
+					plancheck.ExpectResourceAction("baremetal_host_claim.test", plancheck.ResourceActionDestroy),
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					detachedNode(t, name, &id, "active"),
+					nodeHas(t, name, func(n *nodes.Node) error {
+						if alloc == "" || n.AllocationUUID != alloc {
+							return fmt.Errorf("node allocation %v, want %s kept", n.AllocationUUID, alloc)
+						}
+						return nil
+					}),
+					noWritesSince(t, &mark, &id, name),
+				),
+			},
+			{ // Adopted by another configuration: re-attached in place; its destroy then deletes it.
+				Config: fmt.Sprintf("import {\n  to = baremetal_host.test\n  id = %q\n}\n", name) + detachedHost(name, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttrPtr("baremetal_host.test", "id", &id),
+					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+				),
+			},
+		},
+	})
+}
+
+// Firmware settings with reset_on_destroy on a host that is then
+// detached: changing them is refused at plan, and destroying the
+// configuration runs no factory reset (no manual clean): the node stays
+// available, in maintenance, with its BIOS as it was.
+func TestAccDetached_firmwareResetOnDestroy(t *testing.T) {
+	name := acctest.Name("acc-detfw")
+	sc := acctest.Ironic(t)
+	config := func(detached bool, value string) string {
+		return detachedHost(name, detached) + fmt.Sprintf(`
+resource "baremetal_firmware_settings" "test" {
+  host_id          = baremetal_host.test.id
+  reset_on_destroy = true
+  settings = {
+    ProcVirtualization = %q
+  }
+}
+`, value)
+	}
+	var id string
+	var mark *acctest.LogMark
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config(false, "Enabled"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled"}),
+					saveID("baremetal_host.test", &id),
+				),
+			},
+			{
+				Config: config(true, "Enabled"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					detachedNode(t, name, &id, "available"),
+					markLog(t, &mark),
+				),
+			},
+			{ // A change of the settings of a detached host: refused at plan.
+				Config:      config(true, "Disabled"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will not change its BIOS settings`),
+			},
+			{ // Destroy: no factory reset, nothing written.
+				Config: `locals { detached_firmware_destroyed = true }`,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					detachedNode(t, name, &id, "available"),
+					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled"}),
+					noWritesSince(t, &mark, &id, name),
+				),
+			},
+			{ // Adopted again, then destroyed with the test.
+				Config: fmt.Sprintf("import {\n  to = baremetal_host.test\n  id = %q\n}\n", name) + detachedHost(name, false),
+				Check:  resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+			},
+		},
+	})
+}

@@ -181,11 +181,27 @@ func (s *snapshot) find(ident string) (uuid string, n *nodes.Node) {
 	return "", nil
 }
 
-// round is one list in flight; done is closed when it has finished.
+// round is one list in flight (of nodes, or of ports); done is closed
+// when it has finished.
 type round struct {
 	start time.Time
 	done  chan struct{}
 	err   error
+}
+
+// await waits for r to finish, or for ctx to end (then ctx.Err()). It
+// returns r's error when r failed and started at or after notBefore, so
+// was the list the caller waited for; nil tells the caller to look again.
+func (r *round) await(ctx context.Context, notBefore time.Time) error {
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if r.err != nil && !r.start.Before(notBefore) {
+		return r.err
+	}
+	return nil
 }
 
 // Watcher is the provider's one shared view of Ironic's nodes. It lists
@@ -224,7 +240,7 @@ type Watcher struct {
 	// The same for ports: the latest list, the one in flight, our last
 	// port writes by MAC and node uuid.
 	portSnap   *portSnapshot
-	portCur    *portRound
+	portCur    *round
 	portWrites map[string]time.Time
 	running    bool
 	interval   time.Duration
@@ -382,13 +398,8 @@ func (w *Watcher) fresh(ctx context.Context, notBefore time.Time) (*snapshot, er
 			r = w.startRoundLocked(gatherDelay, false)
 		}
 		w.mu.Unlock()
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if r.err != nil && !r.start.Before(notBefore) {
-			return nil, r.err
+		if err := r.await(ctx, notBefore); err != nil {
+			return nil, err
 		}
 	}
 }

@@ -18,12 +18,6 @@ type portSnapshot struct {
 	byNode map[string][]ports.Port // node uuid -> its ports
 }
 
-type portRound struct {
-	start time.Time
-	done  chan struct{}
-	err   error
-}
-
 // WrotePorts records that this provider just created or changed a port,
 // named by keys (its lower-case MAC and its node's uuid): port reads by
 // those keys wait for a list that started after now.
@@ -58,23 +52,18 @@ func (w *Watcher) Ports(ctx context.Context, notBefore time.Time, keys ...string
 		}
 		r := w.portCur
 		if r == nil {
-			r = &portRound{done: make(chan struct{})}
+			r = &round{done: make(chan struct{})}
 			w.portCur = r
 			go w.listPorts(r)
 		}
 		w.mu.Unlock()
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if r.err != nil && !r.start.Before(notBefore) {
-			return nil, r.err
+		if err := r.await(ctx, notBefore); err != nil {
+			return nil, err
 		}
 	}
 }
 
-func (w *Watcher) listPorts(r *portRound) {
+func (w *Watcher) listPorts(r *round) {
 	time.Sleep(gatherDelay)
 	r.start = time.Now()
 	s := &portSnapshot{start: r.start, byAddr: map[string]ports.Port{}, byNode: map[string][]ports.Port{}}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -76,22 +77,26 @@ func mapReplaceUnlessImported(ctx context.Context, req planmodifier.MapRequest, 
 // ValidateConfig checks, at plan time and without Ironic, what needs
 // several attributes at once. The configuration is read into the model once
 // for all the checks: a plan validates every host of the fleet, and each
-// read walks the whole schema.
+// read walks the whole schema. Values not known yet are skipped (see
+// tfglue.Known): Terraform validates again once they are.
 func (r *hostResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	var m hostModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	checkReach(&m, &resp.Diagnostics)
-	checkRAID(ctx, &m, &resp.Diagnostics)
+	checkReach(&m, tfglue.KnownAt(ctx, req.Config, path.Root("bmc")), &resp.Diagnostics)
+	if tfglue.KnownAt(ctx, req.Config, path.Root("raid")) {
+		checkRAID(ctx, &m, &resp.Diagnostics)
+	}
 	checkInspection(ctx, &m, &resp.Diagnostics)
 }
 
 // checkReach checks a way to reach the host, the credentials and the MAC
-// rules.
-func checkReach(m *hostModel, diags *diag.Diagnostics) {
-	if m.BMC == nil && m.Driver.IsNull() {
+// rules. bmcKnown is false while the bmc block is not known (m.BMC is then
+// nil, or has unknown attributes).
+func checkReach(m *hostModel, bmcKnown bool, diags *diag.Diagnostics) {
+	if m.BMC == nil && m.Driver.IsNull() && bmcKnown {
 		diags.AddAttributeError(path.Root("bmc"), "Missing BMC",
 			"Set bmc (an address and credentials) or driver with driver_info, so that Ironic can reach the host.")
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // raidModel is BMO's spec.raid on baremetal_host.
@@ -121,7 +122,10 @@ func (r *raidModel) config(ctx context.Context) *lifecycle.RAIDConfig {
 // raidInterface is the host's raid interface as far as the configuration
 // says: interfaces.raid, else the BMC address scheme's; "" when unknown.
 func (m *hostModel) raidInterface(ctx context.Context) string {
-	if !m.Interfaces.IsNull() && !m.Interfaces.IsUnknown() {
+	if !tfglue.Known(m.Interfaces) {
+		return "" // interfaces.raid may name one
+	}
+	if !m.Interfaces.IsNull() {
 		var ifaces map[string]string
 		if m.Interfaces.ElementsAs(ctx, &ifaces, false) == nil && ifaces["raid"] != "" {
 			return ifaces["raid"]
@@ -135,7 +139,9 @@ func (m *hostModel) raidInterface(ctx context.Context) string {
 	return ""
 }
 
-// checkRAID checks the raid block at plan time (no Ironic needed).
+// checkRAID checks the raid block at plan time (no Ironic needed). The
+// caller runs it once the block is known: config reads an unknown level or
+// controller as "".
 func checkRAID(ctx context.Context, m *hostModel, diags *diag.Diagnostics) {
 	if m.RAID == nil {
 		return
@@ -153,12 +159,15 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	settleDeployedOnline(ctx, req, resp)
 	var plan, state hostModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	plan.checkDay2Plan(&state, &resp.Diagnostics)
+	if !tfglue.KnownAt(ctx, req.Plan, path.Root("raid")) {
+		return // judged at apply, when the final plan knows it
+	}
 	want := plan.RAID.config(ctx)
 	if want == nil || lifecycle.RAIDEqual(want, state.RAID.config(ctx)) {
 		return

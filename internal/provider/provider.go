@@ -69,6 +69,10 @@ type providerModel struct {
 	APIWaitTimeout            types.String   `tfsdk:"api_wait_timeout"`
 	MaxConcurrentProvisioning types.Int64    `tfsdk:"max_concurrent_provisioning"`
 	StallTimeout              types.String   `tfsdk:"stall_timeout"`
+
+	// keystoneUnknown: the keystone block is not known yet (terraform
+	// validate); its checks are skipped.
+	keystoneUnknown bool
 }
 
 func (p *baremetalProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -57,10 +58,11 @@ func pick(v types.String, attr, env string) setting {
 // they are wrong.
 func (p *baremetalProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
 	var m providerModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Config, &m)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	m.keystoneUnknown = m.Keystone == nil && !tfglue.KnownAt(ctx, req.Config, path.Root("keystone"))
 	resp.Diagnostics.Append(m.validate()...)
 }
 
@@ -195,6 +197,9 @@ func validateAuth(m providerModel, auth setting, d *diag.Diagnostics) {
 		}
 	case "keystone":
 		k := m.Keystone
+		if m.keystoneUnknown {
+			return
+		}
 		if k == nil {
 			k = &keystoneModel{}
 		}

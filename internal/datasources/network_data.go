@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -439,9 +438,7 @@ var _ datasource.DataSourceWithValidateConfig = (*networkDataSource)(nil)
 // their subnet... Skipped while a part is unknown; the read checks again.
 func (d *networkDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
 	for _, name := range []string{"links", "networks", "services"} {
-		var v types.Object
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(name), &v)...)
-		if resp.Diagnostics.HasError() || !fullyKnown(v) {
+		if !tfglue.KnownAt(ctx, req.Config, path.Root(name)) {
 			return
 		}
 	}
@@ -474,37 +471,6 @@ func (d *networkDataSource) ValidateConfig(ctx context.Context, req datasource.V
 		}
 		resp.Diagnostics.AddAttributeError(path.Root(where), "Invalid network data", where+": "+msg)
 	}
-}
-
-// fullyKnown reports whether v and everything inside it is known.
-func fullyKnown(v attr.Value) bool {
-	if v == nil || v.IsUnknown() {
-		return false
-	}
-	if v.IsNull() {
-		return true
-	}
-	var inner []attr.Value
-	switch t := v.(type) {
-	case types.Object:
-		for _, a := range t.Attributes() {
-			inner = append(inner, a)
-		}
-	case types.List:
-		inner = t.Elements()
-	case types.Set:
-		inner = t.Elements()
-	case types.Map:
-		for _, e := range t.Elements() {
-			inner = append(inner, e)
-		}
-	}
-	for _, e := range inner {
-		if !fullyKnown(e) {
-			return false
-		}
-	}
-	return true
 }
 
 func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {

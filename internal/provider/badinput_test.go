@@ -561,6 +561,189 @@ resource "baremetal_firmware_update" "good" {
     { component = "redfish:Installed-25227-2.9", url = "http://img/x.bin", checksum = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" },
   ]
 }
+` + goodUnknowns
+
+// goodUnknowns are correct configurations whose checked values are not
+// known at terraform validate: each comes from (a) a variable (unknown at
+// validate even with a default), (b) an attribute known only after apply
+// (terraform_data's output), or (c) a for_each key. Checks must skip them
+// (and judge them when ValidateConfig or ModifyPlan runs again with them
+// known), never read them as "", 0, false or null.
+const goodUnknowns = `
+variable "level" {
+  type    = string
+  default = "1"
+}
+variable "controller" {
+  type    = string
+  default = "RAID.Integrated.1-1"
+}
+variable "raid_interface" {
+  type    = string
+  default = "agent"
+}
+variable "interfaces" {
+  type    = map(string)
+  default = { raid = "agent" }
+}
+variable "bmc" {
+  type = object({ address = string, username = string, password = string })
+  default = { address = "redfish://10.0.0.5/redfish/v1/Systems/1", username = "admin", password = "secret" }
+}
+variable "hints" {
+  type    = object({ hctl = string })
+  default = { hctl = "0:0:0:0" }
+}
+variable "raid" {
+  type    = object({ hardware_volumes = list(object({ level = string })) })
+  default = { hardware_volumes = [{ level = "1" }] }
+}
+variable "volumes" {
+  type    = list(object({ level = string, controller = string, physical_disks = list(string) }))
+  default = [{ level = "1", controller = "RAID.Integrated.1-1", physical_disks = ["Disk.0", "Disk.1"] }]
+}
+variable "disk" {
+  type    = object({ hctl = string })
+  default = { hctl = "0:0:0:0" }
+}
+variable "disks" {
+  type    = list(object({ hctl = string }))
+  default = [{ hctl = "0:0:0:0" }, { hctl = "0:0:1:0" }]
+}
+variable "updates" {
+  type    = list(object({ component = string, url = string }))
+  default = [{ component = "bios", url = "http://img/bios.bin" }]
+}
+variable "fw_bmc" {
+  type    = object({ address = string, username = string, password = string })
+  default = { address = "redfish://10.0.0.5/redfish/v1/Systems/1", username = "admin", password = "secret" }
+}
+variable "keystone" {
+  type    = object({ cloud = string })
+  default = { cloud = "prod" }
+}
+
+resource "terraform_data" "later" {
+  input = { level = "5", controller = "RAID.Integrated.1-1", raid_interface = "agent", address = "redfish://10.0.0.5/redfish/v1/Systems/1" }
+}
+
+# (a) Variables.
+resource "baremetal_host" "good_raid_var" {
+  name             = "worker-raid-var"
+  boot_mac_address = "52:54:00:12:34:60"
+  bmc              = var.bmc
+  root_device_hints = var.hints
+  raid = {
+    hardware_volumes = [
+      { level = var.level },
+      { level = "1", controller = var.controller, physical_disks = ["Disk.0", "Disk.1"] },
+    ]
+  }
+}
+resource "baremetal_host" "good_raid_var_interface" {
+  name             = "worker-raid-var-iface"
+  boot_mac_address = "52:54:00:12:34:61"
+  bmc              = { address = "ipmi://10.0.0.7", username = "admin", password = "secret" }
+  interfaces       = { raid = var.raid_interface }
+  raid             = { software_volumes = [{ level = var.level }, { level = "0" }] }
+}
+resource "baremetal_host" "good_raid_var_interfaces" {
+  name             = "worker-raid-var-ifaces"
+  boot_mac_address = "52:54:00:12:34:62"
+  bmc              = { address = "ipmi://10.0.0.7", username = "admin", password = "secret" }
+  interfaces       = var.interfaces
+  raid             = { software_volumes = [{ level = "1", physical_disks = var.disks }] }
+}
+resource "baremetal_host" "good_raid_var_block" {
+  name             = "worker-raid-var-block"
+  boot_mac_address = "52:54:00:12:34:63"
+  bmc              = var.bmc
+  raid             = var.raid
+}
+resource "baremetal_host" "good_raid_var_volumes" {
+  name             = "worker-raid-var-volumes"
+  boot_mac_address = "52:54:00:12:34:64"
+  bmc              = var.bmc
+  raid             = { hardware_volumes = var.volumes }
+}
+resource "baremetal_host" "good_raid_var_disk" {
+  name             = "worker-raid-var-disk"
+  boot_mac_address = "52:54:00:12:34:69"
+  bmc              = { address = "ipmi://10.0.0.7", username = "admin", password = "secret" }
+  interfaces       = { raid = "agent" }
+  raid             = { software_volumes = [{ level = "1", physical_disks = [var.disk, { hctl = "0:0:1:0" }] }] }
+}
+
+# (b) Attributes known only after apply.
+resource "baremetal_host" "good_raid_later" {
+  name             = "worker-raid-later"
+  boot_mac_address = "52:54:00:12:34:65"
+  bmc              = { address = terraform_data.later.output.address, username = "admin", password = "secret" }
+  raid = {
+    hardware_volumes = [
+      { level = terraform_data.later.output.level },
+      { level = "1", controller = terraform_data.later.output.controller, physical_disks = ["Disk.0", "Disk.1"] },
+    ]
+  }
+}
+resource "baremetal_host" "good_raid_later_interface" {
+  name             = "worker-raid-later-iface"
+  boot_mac_address = "52:54:00:12:34:66"
+  bmc              = { address = "ipmi://10.0.0.7", username = "admin", password = "secret" }
+  interfaces       = { raid = terraform_data.later.output.raid_interface }
+  raid             = { software_volumes = [{ level = terraform_data.later.output.level == "5" ? "1" : "0" }] }
+}
+
+# (c) for_each keys.
+resource "baremetal_host" "good_raid_each" {
+  for_each         = toset(["1", "5"])
+  name             = "worker-raid-each-${each.key}"
+  boot_mac_address = "52:54:00:12:34:67"
+  bmc              = { address = "redfish://10.0.0.5/redfish/v1/Systems/1", username = "admin", password = "secret" }
+  raid = {
+    hardware_volumes = [
+      { level = each.key },
+      { level = "1", controller = each.key == "1" ? "RAID.Integrated.1-1" : "RAID.Slot.2-1", physical_disks = ["Disk.0", "Disk.1"] },
+    ]
+  }
+}
+resource "baremetal_host" "good_raid_each_software" {
+  for_each         = { agent = "1" }
+  name             = "worker-raid-each-sw"
+  boot_mac_address = "52:54:00:12:34:68"
+  bmc              = { address = "ipmi://10.0.0.7", username = "admin", password = "secret" }
+  interfaces       = { raid = each.key }
+  raid             = { software_volumes = [{ level = each.value }] }
+}
+
+resource "baremetal_firmware_update" "good_var" {
+  host_id = "worker-0"
+  updates = var.updates
+  bmc     = var.fw_bmc
+}
+resource "baremetal_firmware_update" "good_each" {
+  for_each = toset(["bios", "bmc"])
+  host_id  = "worker-0"
+  updates  = [{ component = each.key, url = "http://img/${each.key}.bin" }, { component = "nic:NIC.1", url = "http://img/nic.bin" }]
+}
+
+provider "baremetal" {
+  alias    = "good_keystone_var"
+  auth     = "keystone"
+  keystone = var.keystone
+}
+data "baremetal_network_data" "good_keystone_var" {
+  provider = baremetal.good_keystone_var
+}
+
+data "baremetal_hardware" "good_var" {
+  host_id = "worker-0"
+  bmc     = var.fw_bmc
+}
+data "baremetal_hardware" "good_later" {
+  host_id = "worker-0"
+  bmc     = { address = terraform_data.later.output.address, username = "admin", password = "secret" }
+}
 `
 
 // writeCAFiles writes what the cases' DIR paths name: a CA certificate

@@ -281,12 +281,10 @@ func bmcCredentialsAttribute(usedWhen string) schema.SingleNestedAttribute {
 			"Used only when Ironic " + usedWhen + ".",
 		Attributes: map[string]schema.Attribute{
 			"address": schema.StringAttribute{
-				Required:    true,
-				Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme for the Redfish path).",
-				Validators: []validator.String{validators.New("a BMC address", func(s string) error {
-					_, err := bmcaddr.Parse(s)
-					return err
-				})},
+				Required: true,
+				Description: "BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`redfish://`, " +
+					"`redfish-virtualmedia://`, `idrac-virtualmedia://`, ...); `ipmi://` and `libvirt://` are refused at validate.",
+				Validators: []validator.String{validators.RedfishBMCAddress()},
 			},
 			"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
 			"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},

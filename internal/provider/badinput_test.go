@@ -457,7 +457,24 @@ func corpus() []badCase {
 			`component "bmc" is already updated by updates[0]`),
 		bad("firmware update without updates", "updates",
 			firmwareUpdate(`updates = []`), "at least 1"),
+		bad("firmware update bmc of an ipmi address", "bmc.address",
+			firmwareUpdate(`updates = [{ component = "bios", url = "http://img/bios.bin" }]
+  bmc = { address = "ipmi://10.0.0.6", username = "admin", password = "secret" }`),
+			"Invalid bmc.address", `"ipmi://10.0.0.6"`, "does not speak Redfish"),
+
+		// Data sources whose bmc block only serves a Redfish session.
+		bad("hardware bmc of an ipmi address", "bmc.address",
+			hardware(`bmc = { address = "ipmi://10.0.0.6", username = "admin", password = "secret" }`),
+			"Invalid bmc.address", `"ipmi://10.0.0.6"`, `type "ipmi", which does not speak Redfish`),
+		bad("firmware inventory bmc of a libvirt address", "bmc.address",
+			block("data", "baremetal_firmware", map[string]string{"host_id": `"worker-0"`},
+				`bmc = { address = "libvirt://10.0.0.6", username = "admin", password = "secret" }`),
+			"Invalid bmc.address", `"libvirt://10.0.0.6"`, "does not speak Redfish"),
 	}
+}
+
+func hardware(args string) string {
+	return block("data", "baremetal_hardware", map[string]string{"host_id": `"worker-0"`}, args)
 }
 
 func firmwareUpdate(args string) string {
@@ -560,6 +577,15 @@ resource "baremetal_firmware_update" "good" {
     { component = "nic:NIC.Integrated.1-1", url = var.endpoint },
     { component = "redfish:Installed-25227-2.9", url = "http://img/x.bin", checksum = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb" },
   ]
+}
+
+data "baremetal_hardware" "good" {
+  host_id = "worker-0"
+  bmc     = { address = "redfish-virtualmedia+http://10.0.0.5:8000/redfish/v1/Systems/1", username = "admin", password = "secret" }
+}
+data "baremetal_firmware" "good" {
+  host_id = "worker-0"
+  bmc     = { address = "idrac-virtualmedia://10.0.0.9/redfish/v1/Systems/System.Embedded.1", username = "root", password = "calvin" }
 }
 ` + goodUnknowns
 

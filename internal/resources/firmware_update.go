@@ -154,12 +154,10 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 					"21.4 at API 1.82: Ironic masks the BMC password, so it is needed again here).",
 				Attributes: map[string]schema.Attribute{
 					"address": schema.StringAttribute{
-						Required:    true,
-						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme).",
-						Validators: checkString("a valid BMC address", func(s string) error {
-							_, err := bmcaddr.Parse(s)
-							return err
-						}),
+						Required: true,
+						Description: "BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`ipmi://` and " +
+							"`libvirt://` are refused at validate).",
+						Validators: []validator.String{validators.RedfishBMCAddress()},
 					},
 					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
 					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},

@@ -29,6 +29,12 @@ func TestValidators(t *testing.T) {
 		{SwitchID(), "aa:bb:cc:dd:ee", "not a switch id"},
 		{MAC(), "52:54:00:12:34", "not a MAC address"},
 		{MAC(), "00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01", "not a MAC address"},
+		{RedfishBMCAddress(), "redfish-virtualmedia+http://10.0.0.5:8000/redfish/v1/Systems/1", ""},
+		{RedfishBMCAddress(), "idrac-redfish://10.0.0.9", ""},
+		{RedfishBMCAddress(), "ipmi://10.0.0.6", `"ipmi://10.0.0.6" is of type "ipmi", which does not speak Redfish`},
+		{RedfishBMCAddress(), "10.0.0.6:623", `type "ipmi"`},
+		{RedfishBMCAddress(), "libvirt://10.0.0.6", "does not speak Redfish"},
+		{RedfishBMCAddress(), "redfishx://10.0.0.6", `unknown BMC address scheme "redfishx"`},
 	}
 	for _, c := range cases {
 		resp := &validator.StringResponse{}

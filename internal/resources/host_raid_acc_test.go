@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -39,24 +41,7 @@ func TestAccHost_raid(t *testing.T) {
       rotational               = false
       number_of_physical_disks = 3
     }]`
-	target := func(want string) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			found := acctest.NodesNamed(t, sc, name)
-			if len(found) != 1 {
-				return fmt.Errorf("%d nodes named %s", len(found), name)
-			}
-			n, err := nodes.Get(context.Background(), sc, found[0].UUID).Extract()
-			if err != nil {
-				return err
-			}
-			raw, _ := json.Marshal(n.TargetRAIDConfig)
-			t.Logf("target_raid_config: %s, raid_config: %v, provision_state: %s", raw, n.RAIDConfig, n.ProvisionState)
-			if string(raw) != want {
-				return fmt.Errorf("target_raid_config %s, want %s", raw, want)
-			}
-			return nil
-		}
-	}
+	target := func(want string) resource.TestCheckFunc { return raidTarget(t, sc, name, want) }
 	var id string
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -91,6 +76,91 @@ func TestAccHost_raid(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)software RAID needs the "agent" raid\s+interface`),
 			},
 			{Config: raid(raid5), PlanOnly: true},
+		},
+	})
+}
+
+// raidTarget checks that Ironic's target_raid_config of the node named
+// name is want (JSON).
+func raidTarget(t *testing.T, sc *gophercloud.ServiceClient, name, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		found := acctest.NodesNamed(t, sc, name)
+		if len(found) != 1 {
+			return fmt.Errorf("%d nodes named %s", len(found), name)
+		}
+		n, err := nodes.Get(context.Background(), sc, found[0].UUID).Extract()
+		if err != nil {
+			return err
+		}
+		raw, _ := json.Marshal(n.TargetRAIDConfig)
+		t.Logf("target_raid_config: %s, raid_config: %v, provision_state: %s", raw, n.RAIDConfig, n.ProvisionState)
+		if string(raw) != want {
+			return fmt.Errorf("target_raid_config %s, want %s", raw, want)
+		}
+		return nil
+	}
+}
+
+// TestAccHost_raidLevelNotKnownAtValidate (issue 29): a RAID level from a
+// variable is unknown while Terraform validates, and one from another
+// resource's attribute is unknown until that resource is applied. Neither
+// may be judged then (read as "", every apply failed); each reaches
+// Ironic's target_raid_config once known, and a bad level is still
+// refused at plan once the variable gives it.
+func TestAccHost_raidLevelNotKnownAtValidate(t *testing.T) {
+	name := acctest.Name("tfacc-raidvar")
+	sc := acctest.Ironic(t)
+	hcl := func(level string) string {
+		return `
+variable "level" {
+  type    = string
+  default = "1"
+}
+resource "terraform_data" "level" {
+  input = "5"
+}
+` + fakeHost(name, `  interfaces = { raid = "fake" }
+  raid = {
+    hardware_volumes = [{ level = `+level+`, controller = var.level == "1" ? "RAID.Integrated.1-1" : null }]
+  }`)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				// The default.
+				Config: hcl("var.level"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"1","size_gb":"MAX"}]}`),
+					resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				),
+			},
+			{
+				// Given as the variable's value.
+				Config:          hcl("var.level"),
+				ConfigVariables: config.Variables{"level": config.StringVariable("1+0")},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					raidTarget(t, sc, name, `{"logical_disks":[{"raid_level":"1+0","size_gb":"MAX"}]}`),
+					resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1+0"),
+				),
+			},
+			{
+				// Known only after terraform_data is applied.
+				Config: hcl("terraform_data.level.output"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"5","size_gb":"MAX"}]}`),
+					resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "5"),
+				),
+			},
+			{
+				Config:          hcl("var.level"),
+				ConfigVariables: config.Variables{"level": config.StringVariable("7")},
+				PlanOnly:        true,
+				ExpectError:     regexp.MustCompile(`(?s)raid.hardware_volumes\[0\]: level "7" is not one of`),
+			},
 		},
 	})
 }

@@ -85,13 +85,15 @@ func ForgetDetached(obs Observation, action string) error {
 	return &DetachedError{Host: hostLabel(obs), ID: obs.ID, Action: action, Forgotten: true}
 }
 
-// CheckAttached is CheckAttached for the host ref names (node UUID or
-// name), for a plan: nil when the host does not exist yet or cannot be
-// read now (the apply checks again).
+// CheckAttached is the package's CheckAttached for the host ref names
+// (node UUID or name), for a plan: nil when the host does not exist yet or
+// cannot be read now (the apply checks again).
 func (m *Machine) CheckAttached(ctx context.Context, ref, action string) error {
 	obs, err := m.Observe(ctx, HostRef{ID: ref})
 	if err != nil {
-		return nil
+		m.log(ctx, "could not read the host at plan; the apply checks whether it is detached",
+			map[string]any{"host": ref, "error": err.Error()})
+		return nil //nolint:nilerr // unreadable at plan is judged at apply
 	}
 	return CheckAttached(obs, action)
 }

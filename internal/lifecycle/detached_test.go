@@ -61,10 +61,6 @@ func TestDetachedRule(t *testing.T) {
 // someone else is acted on as usual.
 func TestDetachedHostIsLeftAlone(t *testing.T) {
 	ctx := context.Background()
-	type outcome struct {
-		err   error
-		calls []string
-	}
 	actions := []struct {
 		name   string
 		ps     string

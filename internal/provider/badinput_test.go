@@ -461,6 +461,11 @@ func corpus() []badCase {
 			firmwareUpdate(`updates = [{ component = "bios", url = "http://img/bios.bin" }]
   bmc = { address = "ipmi://10.0.0.6", username = "admin", password = "secret" }`),
 			"Invalid bmc.address", `"ipmi://10.0.0.6"`, "does not speak Redfish"),
+		bad("firmware settings bmc of an ipmi address", "bmc.address",
+			resourceBlock("baremetal_firmware_settings", map[string]string{"host_id": `"worker-0"`},
+				`settings = { NumLock = "Off" }
+  bmc = { address = "ipmi://10.0.0.6", username = "admin", password = "secret" }`),
+			"Invalid bmc.address", `"ipmi://10.0.0.6"`, "does not speak Redfish"),
 
 		// Data sources whose bmc block only serves a Redfish session.
 		bad("hardware bmc of an ipmi address", "bmc.address",

@@ -289,3 +289,29 @@ func TestFirmwareUpdateChecks_unknownValues(t *testing.T) {
 		})
 	}
 }
+
+// baremetal_firmware_settings' plan: a bmc or firmware block known only
+// after apply (from a variable, another resource's output) is left to
+// apply, not a conversion error.
+func TestFirmwareSettingsModifyPlan_unknownBlocks(t *testing.T) {
+	ctx := context.Background()
+	var sr resource.SchemaResponse
+	(&firmwareSettingsResource{}).Schema(ctx, resource.SchemaRequest{}, &sr)
+	s := sr.Schema
+	typ := s.Type().TerraformType(ctx).(tftypes.Object)
+	settings := tftypes.NewValue(typ.AttributeTypes["settings"], map[string]tftypes.Value{"NumLock": tfStr("Off")})
+	for _, block := range []string{"bmc", "firmware"} {
+		t.Run(block, func(t *testing.T) {
+			raw := objectWithNulls(typ, map[string]tftypes.Value{
+				"host_id": tfStr("worker-0"), "settings": settings, block: unknownOf(typ.AttributeTypes[block]),
+			})
+			plan := tfsdk.Plan{Schema: s, Raw: raw}
+			r := &firmwareSettingsResource{clients: &lifecycle.Clients{Firmware: firmwareStub{}}}
+			resp := resource.ModifyPlanResponse{Plan: plan}
+			r.ModifyPlan(ctx, resource.ModifyPlanRequest{Plan: plan, State: tfsdk.State{Schema: s, Raw: tftypes.NewValue(typ, nil)}}, &resp)
+			if resp.Diagnostics.HasError() {
+				t.Fatalf("ModifyPlan with %s unknown: %v", block, resp.Diagnostics)
+			}
+		})
+	}
+}

@@ -92,6 +92,8 @@ resource "baremetal_deployment" "test" {
 	}
 	var id, alloc string
 	var mark *acctest.LogMark
+	// A failed step leaves a detached node that no destroy deletes.
+	t.Cleanup(func() { acctest.DeleteNodeNamed(t, acctest.Ironic(t), name) })
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -124,7 +126,7 @@ resource "baremetal_deployment" "test" {
 			{ // A new deployment (another image replaces it) on the detached host: refused at plan.
 				Config:      config(true, depImageB),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will not deploy on it.*set detached = false`),
+				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will\s+not\s+deploy\s+on\s+it.*set\s+detached\s+=\s+false`),
 			},
 			{ // 3. Destroy: everything is forgotten, the node and the machine stay as they are.
 				Config: `locals { detached_deployment_destroyed = true }`,
@@ -178,6 +180,7 @@ resource "baremetal_firmware_settings" "test" {
 	}
 	var id string
 	var mark *acctest.LogMark
+	t.Cleanup(func() { acctest.DeleteNodeNamed(t, sc, name) })
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -200,7 +203,7 @@ resource "baremetal_firmware_settings" "test" {
 			{ // A change of the settings of a detached host: refused at plan.
 				Config:      config(true, "Disabled"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will not change its BIOS settings`),
+				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will\s+not\s+change\s+its\s+BIOS\s+settings`),
 			},
 			{ // Destroy: no factory reset, nothing written.
 				Config: `locals { detached_firmware_destroyed = true }`,

@@ -21,7 +21,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
@@ -120,10 +119,7 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 					"address": schema.StringAttribute{
 						Required:    true,
 						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme).",
-						Validators: []validator.String{validators.New("a valid BMC address", func(s string) error {
-							_, err := bmcaddr.Parse(s)
-							return err
-						})},
+						Validators:  []validator.String{validators.RedfishBMCAddress()},
 					},
 					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
 					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
@@ -170,8 +166,12 @@ func (r *firmwareSettingsResource) ModifyPlan(ctx context.Context, req resource.
 	if req.Plan.Raw.IsNull() || r.clients == nil || r.clients.Firmware == nil {
 		return
 	}
+	// A bmc or firmware block known only after apply is judged then.
+	if !tfglue.KnownAt(ctx, req.Plan, path.Root("bmc")) || !tfglue.KnownAt(ctx, req.Plan, path.Root("firmware")) {
+		return
+	}
 	var plan firmwareSettingsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() || !plan.known() {
 		return
 	}

@@ -9,10 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 // All lists the provider's data sources.
@@ -24,15 +21,6 @@ func All() []func() datasource.DataSource {
 		NewNetworkData,
 		NewFirmware,
 	}
-}
-
-// catalogOf returns the catalog, or adds an error when there is none.
-func catalogOf(c *lifecycle.Clients, diags *diag.Diagnostics) lifecycle.Catalog {
-	if c == nil || c.Catalog == nil {
-		diags.AddError("Provider not configured", "the provider has no Ironic catalog configured")
-		return nil
-	}
-	return c.Catalog
 }
 
 func stringList(s []string) types.List {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // NewFirmware returns the baremetal_firmware data source.
@@ -22,7 +21,7 @@ func NewFirmware() datasource.DataSource { return &firmwareDataSource{} }
 // firmwareDataSource is BMO's HostFirmwareComponents status: a host's
 // firmware components and versions.
 type firmwareDataSource struct {
-	clients *lifecycle.Clients
+	base
 }
 
 type firmwareDataModel struct {
@@ -43,10 +42,6 @@ type firmwareComponentModel struct {
 
 func (d *firmwareDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_firmware"
-}
-
-func (d *firmwareDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {

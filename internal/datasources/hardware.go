@@ -14,14 +14,13 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewHardware returns the baremetal_hardware data source.
 func NewHardware() datasource.DataSource { return &hardwareDataSource{} }
 
-type hardwareDataSource struct{ clients *lifecycle.Clients }
+type hardwareDataSource struct{ base }
 
 // hardwareModel is BMO's HardwareData shape.
 type hardwareModel struct {
@@ -97,10 +96,6 @@ type biosModel struct {
 
 func (d *hardwareDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_hardware"
-}
-
-func (d *hardwareDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -191,7 +186,7 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m hardwareModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	cat := catalogOf(d.clients, &resp.Diagnostics)
+	cat := d.catalog(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -158,16 +158,12 @@ func summaryOf(h lifecycle.HostSummary) hostSummaryModel {
 // NewHost returns the baremetal_host data source.
 func NewHost() datasource.DataSource { return &hostDataSource{} }
 
-type hostDataSource struct{ clients *lifecycle.Clients }
+type hostDataSource struct{ base }
 
 var _ datasource.DataSourceWithConfigValidators = (*hostDataSource)(nil)
 
 func (d *hostDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_host"
-}
-
-func (d *hostDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *hostDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -185,7 +181,7 @@ func (d *hostDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg hostSummaryModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	cat := catalogOf(d.clients, &resp.Diagnostics)
+	cat := d.catalog(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -211,7 +207,7 @@ func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 // NewHosts returns the baremetal_hosts data source.
 func NewHosts() datasource.DataSource { return &hostsDataSource{} }
 
-type hostsDataSource struct{ clients *lifecycle.Clients }
+type hostsDataSource struct{ base }
 
 type hostsModel struct {
 	ID                types.String          `tfsdk:"id"`
@@ -231,10 +227,6 @@ type hostsModel struct {
 
 func (d *hostsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_hosts"
-}
-
-func (d *hostsDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 var _ datasource.DataSourceWithValidateConfig = (*hostsDataSource)(nil)
@@ -320,7 +312,7 @@ func filterHosts(hosts []lifecycle.HostSummary, state string, claimed *bool, sel
 func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m hostsModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	cat := catalogOf(d.clients, &resp.Diagnostics)
+	cat := d.catalog(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -29,7 +29,7 @@ import (
 // NewNetworkData returns the baremetal_network_data data source.
 func NewNetworkData() datasource.DataSource { return &networkDataSource{} }
 
-type networkDataSource struct{ clients *lifecycle.Clients }
+type networkDataSource struct{ base }
 
 // networkDataModel maps one to one onto networkdata.Template.
 type networkDataModel struct {
@@ -115,10 +115,6 @@ type servicesModel struct {
 
 func (d *networkDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_network_data"
-}
-
-func (d *networkDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	d.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func optString(desc string) schema.StringAttribute {
@@ -490,7 +486,7 @@ func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	var hostNICs []lifecycle.HardwareNIC
 	if key := m.HostID.ValueString(); key != "" {
-		cat := catalogOf(d.clients, &resp.Diagnostics)
+		cat := d.catalog(&resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}

@@ -280,7 +280,7 @@ func TestFirmwareUpdateChecks_unknownValues(t *testing.T) {
 				return // ModifyPlan would ask Ironic
 			}
 			plan := tfsdk.Plan{Schema: s, Raw: raw}
-			r := &firmwareUpdateResource{clients: &lifecycle.Clients{Firmware: firmwareStub{}}}
+			r := &firmwareUpdateResource{base: base{clients: &lifecycle.Clients{Firmware: firmwareStub{}}}}
 			mresp := resource.ModifyPlanResponse{Plan: plan}
 			r.ModifyPlan(ctx, resource.ModifyPlanRequest{Plan: plan, State: tfsdk.State{Schema: s, Raw: tftypes.NewValue(typ, nil)}}, &mresp)
 			if mresp.Diagnostics.HasError() {
@@ -306,7 +306,7 @@ func TestFirmwareSettingsModifyPlan_unknownBlocks(t *testing.T) {
 				"host_id": tfStr("worker-0"), "settings": settings, block: unknownOf(typ.AttributeTypes[block]),
 			})
 			plan := tfsdk.Plan{Schema: s, Raw: raw}
-			r := &firmwareSettingsResource{clients: &lifecycle.Clients{Firmware: firmwareStub{}}}
+			r := &firmwareSettingsResource{base: base{clients: &lifecycle.Clients{Firmware: firmwareStub{}}}}
 			resp := resource.ModifyPlanResponse{Plan: plan}
 			r.ModifyPlan(ctx, resource.ModifyPlanRequest{Plan: plan, State: tfsdk.State{Schema: s, Raw: tftypes.NewValue(typ, nil)}}, &resp)
 			if resp.Diagnostics.HasError() {

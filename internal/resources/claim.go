@@ -34,7 +34,7 @@ import (
 func NewHostClaim() resource.Resource { return &claimResource{} }
 
 type claimResource struct {
-	clients *lifecycle.Clients
+	base
 }
 
 var (
@@ -84,10 +84,6 @@ func (m *claimModel) selector(ctx context.Context) (lifecycle.Selector, diag.Dia
 
 func (r *claimResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_host_claim"
-}
-
-func (r *claimResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 // importedKey marks, in private state, a claim that was imported: its

@@ -23,7 +23,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -35,7 +34,7 @@ func NewDeployment() resource.Resource { return &deploymentResource{} }
 // (provisioning -> provisioned), Delete deprovisions (deprovisioning,
 // cleaning -> available, powered off). Every input replaces the deployment.
 type deploymentResource struct {
-	clients *lifecycle.Clients
+	base
 }
 
 var (
@@ -94,10 +93,6 @@ func (r *deploymentResource) ImportState(ctx context.Context, req resource.Impor
 
 func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_deployment"
-}
-
-func (r *deploymentResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -285,8 +280,6 @@ func (liveISODataValidator) ValidateResource(ctx context.Context, req resource.V
 		}
 	}
 }
-
-func (r *deploymentResource) machine() *lifecycle.Machine { return r.clients.Machine }
 
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan deploymentModel

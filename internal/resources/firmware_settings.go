@@ -34,7 +34,7 @@ func NewFirmwareSettings() resource.Resource { return &firmwareSettingsResource{
 // bios.apply_configuration step, in a manual clean on an available host
 // (preparing) or a service on a provisioned one (servicing, API 1.87+).
 type firmwareSettingsResource struct {
-	clients *lifecycle.Clients
+	base
 }
 
 var (
@@ -44,10 +44,6 @@ var (
 
 func (r *firmwareSettingsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_firmware_settings"
-}
-
-func (r *firmwareSettingsResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -145,11 +141,11 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 }
 
 func (r *firmwareSettingsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if r.clients == nil || r.clients.Firmware == nil {
+	if !r.hasFirmware() {
 		resp.Diagnostics.AddError("Importing firmware settings", "the provider is not configured")
 		return
 	}
-	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: req.ID})
+	obs, err := r.machine().Observe(ctx, lifecycle.HostRef{ID: req.ID})
 	if err != nil || !obs.Exists {
 		resp.Diagnostics.AddError("Importing firmware settings of "+req.ID, fmt.Sprintf("no Ironic node has this name or UUID (%v)", err))
 		return
@@ -163,7 +159,7 @@ func (r *firmwareSettingsResource) ImportState(ctx context.Context, req resource
 // host exists, says what the apply will change, and refuses changes that
 // cannot be applied (a provisioned host on an Ironic without servicing).
 func (r *firmwareSettingsResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil || r.clients.Firmware == nil {
+	if req.Plan.Raw.IsNull() || !r.hasFirmware() {
 		return
 	}
 	// A bmc or firmware block known only after apply is judged then.

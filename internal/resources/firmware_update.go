@@ -34,7 +34,7 @@ func NewFirmwareUpdate() resource.Resource { return &firmwareUpdateResource{} }
 // one-shot update of firmware components from image URLs. Creating it
 // updates; changing it replaces it (updates again); destroying it forgets.
 type firmwareUpdateResource struct {
-	clients *lifecycle.Clients
+	base
 }
 
 var (
@@ -74,10 +74,6 @@ var firmwareUpdateOutcomeTypes = map[string]attr.Type{
 
 func (r *firmwareUpdateResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_firmware_update"
-}
-
-func (r *firmwareUpdateResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func checkString(desc string, f func(string) error) []validator.String {
@@ -252,7 +248,7 @@ func (r *firmwareUpdateResource) ValidateConfig(ctx context.Context, req resourc
 // way this Ironic offers: the firmware API's component names and host
 // states, or BMC credentials for the Redfish path.
 func (r *firmwareUpdateResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.clients == nil || r.clients.Firmware == nil {
+	if req.Plan.Raw.IsNull() || !r.hasFirmware() {
 		return
 	}
 	var plan firmwareUpdateModel
@@ -289,7 +285,7 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if r.clients == nil || r.clients.Firmware == nil || r.clients.Updater == nil {
+	if !r.hasFirmware() || r.clients.Updater == nil {
 		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware client configured")
 		return
 	}
@@ -342,7 +338,7 @@ func (r *firmwareUpdateResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	obs, err := r.clients.Machine.Observe(ctx, lifecycle.HostRef{ID: m.ID.ValueString()})
+	obs, err := r.machine().Observe(ctx, lifecycle.HostRef{ID: m.ID.ValueString()})
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddError("Reading host "+m.ID.ValueString(), err.Error())

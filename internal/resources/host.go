@@ -22,7 +22,6 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -30,7 +29,7 @@ import (
 func NewHost() resource.Resource { return &hostResource{} }
 
 type hostResource struct {
-	clients *lifecycle.Clients
+	base
 }
 
 var (
@@ -41,10 +40,6 @@ var (
 
 func (r *hostResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_host"
-}
-
-func (r *hostResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	r.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func computedString(desc string) schema.StringAttribute {
@@ -218,8 +213,6 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{powerValidator{}}
 }
-
-func (r *hostResource) machine() *lifecycle.Machine { return r.clients.Machine }
 
 func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan hostModel

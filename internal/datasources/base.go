@@ -1,0 +1,32 @@
+package datasources
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+)
+
+// base is what every data source embeds: the provider's clients, handed
+// down once by Configure, and the one way to reach them.
+type base struct {
+	clients *lifecycle.Clients
+}
+
+// Configure keeps the provider's clients (nil while the provider is not
+// configured yet, as during validation).
+func (b *base) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// catalog returns the catalog, or adds an error when there is none.
+func (b *base) catalog(diags *diag.Diagnostics) lifecycle.Catalog {
+	if b.clients == nil || b.clients.Catalog == nil {
+		diags.AddError("Provider not configured", "the provider has no Ironic catalog configured")
+		return nil
+	}
+	return b.clients.Catalog
+}

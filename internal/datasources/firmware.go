@@ -11,8 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // NewFirmware returns the baremetal_firmware data source.
@@ -27,7 +27,7 @@ type firmwareDataSource struct {
 type firmwareDataModel struct {
 	ID          types.String             `tfsdk:"id"`
 	HostID      types.String             `tfsdk:"host_id"`
-	BMC         *bmcLoginModel           `tfsdk:"bmc"`
+	BMC         *tfglue.BMCModel         `tfsdk:"bmc"`
 	Source      types.String             `tfsdk:"source"`
 	BIOSVersion types.String             `tfsdk:"bios_version"`
 	Components  []firmwareComponentModel `tfsdk:"components"`
@@ -83,15 +83,9 @@ func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware catalog configured")
 		return
 	}
-	var redfish *lifecycle.BMCAccess
-	if b := m.BMC; b != nil {
-		addr, err := bmcaddr.Parse(b.Address.ValueString())
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
-			return
-		}
-		a := addr.Access(b.Username.ValueString(), b.Password.ValueString(), b.DisableCertificateVerification.ValueBool())
-		redfish = &a
+	redfish := m.BMC.Access(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	key := m.HostID.ValueString()
 	inv, err := d.clients.Firmware.Firmware(ctx, key, redfish)

@@ -12,8 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -24,9 +24,9 @@ type hardwareDataSource struct{ base }
 
 // hardwareModel is BMO's HardwareData shape.
 type hardwareModel struct {
-	ID     types.String   `tfsdk:"id"`
-	HostID types.String   `tfsdk:"host_id"`
-	BMC    *bmcLoginModel `tfsdk:"bmc"`
+	ID     types.String     `tfsdk:"id"`
+	HostID types.String     `tfsdk:"host_id"`
+	BMC    *tfglue.BMCModel `tfsdk:"bmc"`
 
 	Source       types.String       `tfsdk:"source"`
 	HostName     types.String       `tfsdk:"host_name"`
@@ -37,13 +37,6 @@ type hardwareModel struct {
 	SystemVendor *systemVendorModel `tfsdk:"system_vendor"`
 	Firmware     *firmwareModel     `tfsdk:"firmware"`
 	Hostname     types.String       `tfsdk:"hostname"`
-}
-
-type bmcLoginModel struct {
-	Address                        types.String `tfsdk:"address"`
-	Username                       types.String `tfsdk:"username"`
-	Password                       types.String `tfsdk:"password"`
-	DisableCertificateVerification types.Bool   `tfsdk:"disable_certificate_verification"`
 }
 
 type cpuModel struct {
@@ -190,15 +183,9 @@ func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var redfish *lifecycle.BMCAccess
-	if b := m.BMC; b != nil {
-		addr, err := bmcaddr.Parse(b.Address.ValueString())
-		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
-			return
-		}
-		a := addr.Access(b.Username.ValueString(), b.Password.ValueString(), b.DisableCertificateVerification.ValueBool())
-		redfish = &a
+	redfish := m.BMC.Access(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	key := m.HostID.ValueString()
 	host, err := cat.Host(ctx, key)

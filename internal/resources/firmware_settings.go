@@ -171,8 +171,8 @@ func (r *firmwareSettingsResource) ModifyPlan(ctx context.Context, req resource.
 	if resp.Diagnostics.HasError() || !plan.known() {
 		return
 	}
-	redfish, diags := plan.redfish()
-	resp.Diagnostics.Append(diags...)
+	// The bmc block is for the registry fallback (nil without one).
+	redfish := plan.BMC.Access(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -247,8 +247,7 @@ func (r *firmwareSettingsResource) Update(ctx context.Context, req resource.Upda
 // reports; the state is saved also after a failure (the resource is then
 // tainted), so the host is never lost.
 func (r *firmwareSettingsResource) apply(ctx context.Context, plan *firmwareSettingsModel, state stateSetter, diags *diag.Diagnostics) {
-	redfish, d := plan.redfish()
-	diags.Append(d...)
+	redfish := plan.BMC.Access(diags)
 	if diags.HasError() {
 		return
 	}
@@ -297,8 +296,7 @@ func (r *firmwareSettingsResource) Read(ctx context.Context, req resource.ReadRe
 	}
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	redfish, diags := m.redfish()
-	resp.Diagnostics.Append(diags...)
+	redfish := m.BMC.Access(&resp.Diagnostics)
 	id := m.ID.ValueString()
 	if id == "" {
 		id = m.HostID.ValueString()

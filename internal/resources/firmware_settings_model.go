@@ -10,8 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // firmwareSettingsModel is baremetal_firmware_settings' state.
@@ -21,7 +21,7 @@ type firmwareSettingsModel struct {
 	Settings       types.Map            `tfsdk:"settings"`
 	Firmware       *firmwareSwitchModel `tfsdk:"firmware"`
 	ResetOnDestroy types.Bool           `tfsdk:"reset_on_destroy"`
-	BMC            *firmwareBMCModel    `tfsdk:"bmc"`
+	BMC            *tfglue.BMCModel     `tfsdk:"bmc"`
 	Current        types.Map            `tfsdk:"current"`
 	SchemaSource   types.String         `tfsdk:"schema_source"`
 	Timeouts       timeouts.Value       `tfsdk:"timeouts"`
@@ -31,28 +31,6 @@ type firmwareSwitchModel struct {
 	VirtualizationEnabled             types.Bool `tfsdk:"virtualization_enabled"`
 	SimultaneousMultithreadingEnabled types.Bool `tfsdk:"simultaneous_multithreading_enabled"`
 	SriovEnabled                      types.Bool `tfsdk:"sriov_enabled"`
-}
-
-type firmwareBMCModel struct {
-	Address                        types.String `tfsdk:"address"`
-	Username                       types.String `tfsdk:"username"`
-	Password                       types.String `tfsdk:"password"`
-	DisableCertificateVerification types.Bool   `tfsdk:"disable_certificate_verification"`
-}
-
-// redfish is the BMC access for the registry fallback (nil without bmc).
-func (m *firmwareSettingsModel) redfish() (*lifecycle.BMCAccess, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if m.BMC == nil || m.BMC.Address.IsUnknown() || m.BMC.Password.IsUnknown() {
-		return nil, diags
-	}
-	addr, err := bmcaddr.Parse(m.BMC.Address.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
-		return nil, diags
-	}
-	a := addr.Access(m.BMC.Username.ValueString(), m.BMC.Password.ValueString(), m.BMC.DisableCertificateVerification.ValueBool())
-	return &a, diags
 }
 
 func (m *firmwareSettingsModel) config() *lifecycle.FirmwareConfig {

@@ -18,10 +18,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
@@ -46,7 +44,7 @@ type firmwareUpdateModel struct {
 	ID       types.String         `tfsdk:"id"`
 	HostID   types.String         `tfsdk:"host_id"`
 	Updates  []firmwareUpdateItem `tfsdk:"updates"`
-	BMC      types.Object         `tfsdk:"bmc"` // firmwareBMCModel; unknown until its values are`
+	BMC      types.Object         `tfsdk:"bmc"` // tfglue.BMCModel; unknown until its values are
 	Method   types.String         `tfsdk:"method"`
 	Results  types.List           `tfsdk:"results"`
 	Versions types.Map            `tfsdk:"versions"`
@@ -199,29 +197,6 @@ func (m *firmwareUpdateModel) updates() []lifecycle.FirmwareUpdate {
 	return out
 }
 
-// redfish is the BMC access for the BMC path (nil without bmc, or while
-// it is unknown).
-func (m *firmwareUpdateModel) redfish(ctx context.Context) (*lifecycle.BMCAccess, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if m.BMC.IsNull() || m.BMC.IsUnknown() {
-		return nil, diags
-	}
-	var b firmwareBMCModel
-	if diags.Append(m.BMC.As(ctx, &b, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true})...); diags.HasError() {
-		return nil, diags
-	}
-	if b.Address.IsUnknown() || b.Password.IsUnknown() {
-		return nil, diags
-	}
-	addr, err := bmcaddr.Parse(b.Address.ValueString())
-	if err != nil {
-		diags.AddAttributeError(path.Root("bmc").AtName("address"), "Invalid bmc.address", err.Error())
-		return nil, diags
-	}
-	a := addr.Access(b.Username.ValueString(), b.Password.ValueString(), b.DisableCertificateVerification.ValueBool())
-	return &a, diags
-}
-
 // ValidateConfig refuses a component updated twice (each attribute's own
 // rules are its validators). Unknown components are skipped.
 func (r *firmwareUpdateResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -289,8 +264,8 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware client configured")
 		return
 	}
-	redfish, diags := plan.redfish(ctx)
-	resp.Diagnostics.Append(diags...)
+	// The BMC access for the BMC path (nil without bmc, or while it is unknown).
+	redfish := tfglue.BMCFromObject(ctx, plan.BMC, &resp.Diagnostics).Access(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -1,7 +1,8 @@
 // Package tfglue holds the Terraform glue that resources and data sources
-// share: unpacking the provider's clients and the Kubernetes-style label
-// selector (one model, one conversion, one set of attribute descriptions
-// and validators for both schema flavours).
+// share: unpacking the provider's clients, the Redfish `bmc` block (one
+// model, one conversion to lifecycle.BMCAccess) and the Kubernetes-style
+// label selector (one model, one conversion, one set of attribute
+// descriptions and validators for both schema flavours).
 package tfglue
 
 import (

@@ -2,16 +2,13 @@ package datasources
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
@@ -90,11 +87,7 @@ func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 	key := m.HostID.ValueString()
 	inv, err := d.clients.Firmware.Firmware(ctx, key, redfish)
 	if err != nil {
-		if errors.Is(err, lifecycle.ErrNotRegistered) {
-			resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found", "no Ironic node has the UUID or name "+key+": "+err.Error())
-			return
-		}
-		resp.Diagnostics.AddError("Reading the firmware of host "+key, err.Error())
+		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading the firmware of host "+key, err)
 		return
 	}
 	host, err := d.clients.Catalog.Host(ctx, key)

@@ -2,13 +2,11 @@ package datasources
 
 import (
 	"context"
-	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -188,13 +186,8 @@ func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	key := m.HostID.ValueString()
-	host, err := cat.Host(ctx, key)
-	if err != nil {
-		if errors.Is(err, lifecycle.ErrNotRegistered) {
-			resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found", "no Ironic node has the UUID or name "+key+": "+err.Error())
-			return
-		}
-		resp.Diagnostics.AddError("Reading host "+key, err.Error())
+	host, ok := hostByID(ctx, cat, key, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	hw, err := cat.Hardware(ctx, host.ID, redfish)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/datasourcevalidator"
@@ -191,11 +190,7 @@ func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	}
 	h, err := cat.Host(ctx, key)
 	if err != nil {
-		if errors.Is(err, lifecycle.ErrNotRegistered) {
-			resp.Diagnostics.AddAttributeError(path.Root(attr), "Host not found", "no Ironic node has the "+attr+" "+key+": "+err.Error())
-			return
-		}
-		resp.Diagnostics.AddError("Reading host "+key, err.Error())
+		hostReadDiag(&resp.Diagnostics, attr, attr, key, "Reading host "+key, err)
 		return
 	}
 	m := summaryOf(h)

@@ -490,13 +490,8 @@ func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		if resp.Diagnostics.HasError() {
 			return
 		}
-		host, err := cat.Host(ctx, key)
-		if err != nil {
-			if errors.Is(err, lifecycle.ErrNotRegistered) {
-				resp.Diagnostics.AddAttributeError(path.Root("host_id"), "Host not found", "no Ironic node has the UUID or name "+key+": "+err.Error())
-				return
-			}
-			resp.Diagnostics.AddError("Reading host "+key, err.Error())
+		host, ok := hostByID(ctx, cat, key, &resp.Diagnostics)
+		if !ok {
 			return
 		}
 		hw, err := cat.Hardware(ctx, host.ID, nil)

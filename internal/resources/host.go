@@ -22,6 +22,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -36,6 +37,7 @@ var (
 	_ resource.ResourceWithImportState      = (*hostResource)(nil)
 	_ resource.ResourceWithConfigValidators = (*hostResource)(nil)
 	_ resource.ResourceWithValidateConfig   = (*hostResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*hostResource)(nil)
 )
 
 func (r *hostResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -212,6 +214,24 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {
 	return []resource.ConfigValidator{powerValidator{}}
+}
+
+// ModifyPlan, on an update, keeps a deployed host's unset online from
+// changing the plan (onlinePlan.settle), then refuses the day-2 requests
+// and the RAID changes that the host's state does not allow.
+func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	onlinePlan{}.settle(ctx, req, resp)
+	var plan, state hostModel
+	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.checkDay2Plan(&state, &resp.Diagnostics)
+	checkRAIDChange(ctx, req.Plan, &plan, &state, &resp.Diagnostics)
 }
 
 func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -31,9 +31,11 @@ func disablePowerOffAttribute() schema.BoolAttribute {
 	}
 }
 
-// onlinePlan keeps a deployed host's online as the state has it (the
-// observed power) while the configuration leaves it unset, instead of the
-// default false, which would power the running host off.
+// onlinePlan is how online is planned: a deployed host's online stays as
+// the state has it (the observed power) while the configuration leaves it
+// unset, instead of the default false, which would power the running host
+// off. PlanModifyBool keeps the attribute's own value; settle keeps the
+// rest of the plan from changing because of it.
 type onlinePlan struct{}
 
 func (onlinePlan) Description(context.Context) string {
@@ -101,12 +103,19 @@ func (powerValidator) ValidateResource(ctx context.Context, req resource.Validat
 	}
 }
 
-// settleDeployedOnline undoes what the framework does to a deployed host
-// whose online is unset: the default (false) differs from the state (the
-// observed power, true), so it marks every computed attribute unknown
-// before onlinePlan puts online back. When nothing else differs from the
+// settle undoes what the framework does to a deployed host whose online is
+// unset: the default (false) differs from the state (the observed power,
+// true), so it marks every computed attribute unknown before
+// PlanModifyBool puts online back. When nothing else differs from the
 // state, the plan is the state: no change.
-func settleDeployedOnline(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+//
+// The host's ModifyPlan runs it: an attribute's plan modifier sets only its
+// own value, and the framework marks the other computed attributes unknown
+// before any of them runs. Without the default the marking would not
+// happen, but then a host that is not deployed, whose online goes from true
+// back to the unset default, would keep its computed attributes known
+// across a power off (an inconsistent result after apply).
+func (onlinePlan) settle(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var st types.String
 	var cfgOnline types.Bool
 	if req.Config.GetAttribute(ctx, path.Root("online"), &cfgOnline).HasError() || !cfgOnline.IsNull() {

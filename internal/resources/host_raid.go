@@ -6,8 +6,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
@@ -151,22 +151,13 @@ func checkRAID(ctx context.Context, m *hostModel, diags *diag.Diagnostics) {
 	}
 }
 
-// ModifyPlan refuses a RAID change on a host that is deployed: the RAID is
-// built while preparing, which would wipe the disks under the OS.
-func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+// checkRAIDChange refuses, at plan, a RAID change on a host that is
+// deployed: the RAID is built while preparing, which would wipe the disks
+// under the OS. A raid block not known yet is judged at apply, when the
+// final plan knows it.
+func checkRAIDChange(ctx context.Context, p tfsdk.Plan, plan, state *hostModel, diags *diag.Diagnostics) {
+	if !tfglue.KnownAt(ctx, p, path.Root("raid")) {
 		return
-	}
-	settleDeployedOnline(ctx, req, resp)
-	var plan, state hostModel
-	resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	plan.checkDay2Plan(&state, &resp.Diagnostics)
-	if !tfglue.KnownAt(ctx, req.Plan, path.Root("raid")) {
-		return // judged at apply, when the final plan knows it
 	}
 	want := plan.RAID.config(ctx)
 	if want == nil || lifecycle.RAIDEqual(want, state.RAID.config(ctx)) {
@@ -174,7 +165,7 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	switch st := lifecycle.State(state.ProvisioningState.ValueString()); st {
 	case lifecycle.StateProvisioning, lifecycle.StateProvisioned, lifecycle.StateExternallyProvisioned:
-		resp.Diagnostics.AddAttributeError(path.Root("raid"), "RAID cannot change on a provisioned host",
+		diags.AddAttributeError(path.Root("raid"), "RAID cannot change on a provisioned host",
 			fmt.Sprintf("Host %q is %q: its RAID is built while it is prepared, which would wipe the disks of the running "+
 				"system. Deprovision it first (destroy its baremetal_deployment), then change raid.", state.Name.ValueString(), st))
 	}

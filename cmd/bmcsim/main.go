@@ -53,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	offset := fs.Int("profile-offset", 0, "system i gets hardware profile offset+i (distinct MACs for simulators sharing one Ironic)")
 	ironicURL := fs.String("ironic", "", "Ironic API URL: systems run a simulated agent that talks to it")
 	inspectorURL := fs.String("inspector", "", "ironic-inspector API URL the agents post their inventory to at boot")
+	dialect := fs.String("dialect", "", "hardware and answers shaped like a vendor's BMC: ilo, idrac or supermicro (default: the DMTF mockups')")
 	maxHeartbeat := fs.Duration("agent-max-heartbeat", 0, "cap on the agents' heartbeat interval (0: the interval Ironic asks for)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -60,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *systems < 1 {
 		return fmt.Errorf("-systems must be at least 1")
 	}
-	opts := sim.Options{Addr: *listen, TLS: *useTLS, ProfileOffset: *offset}
+	opts := sim.Options{Addr: *listen, TLS: *useTLS, ProfileOffset: *offset, Dialect: *dialect}
 	if *portBase > 0 {
 		opts.PerSystemListeners = true
 		opts.PerSystemPortBase = *portBase

@@ -82,7 +82,7 @@ func (m machine) Inventory() agent.Inventory {
 		BMCV6Address: "::/0",
 		SystemVendor: agent.SystemVendor{
 			ProductName: p.Model, SerialNumber: p.SerialNumber, Manufacturer: p.Manufacturer,
-			Firmware: agent.Firmware{Vendor: p.Manufacturer, Version: sys.firmware["BIOS"], BuildDate: "01/01/2026"},
+			Firmware: agent.Firmware{Vendor: p.Manufacturer, Version: sys.roleVersion("BIOS"), BuildDate: "01/01/2026"},
 		},
 		Boot:     agent.Boot{CurrentBootMode: "uefi"},
 		Hostname: p.HostName,

@@ -38,6 +38,14 @@ type Faults struct {
 	// Pending ("applies at the next boot") until the system boots (a reset
 	// that powers it on), then complete on the next poll.
 	UpdateAtBoot bool `json:"update_at_boot,omitempty"`
+	// PowerOffAfterUpdate makes a system whose staged update (UpdateAtBoot)
+	// was applied at boot power itself off when the task completes, as
+	// servers do that shut down after flashing their ROM.
+	PowerOffAfterUpdate bool `json:"power_off_after_update,omitempty"`
+	// RefuseUpdates answers SimpleUpdate with 400 and the dialect's own
+	// refusal (iLO: update service busy; iDRAC: resource in use;
+	// Supermicro: a license missing).
+	RefuseUpdates bool `json:"refuse_updates,omitempty"`
 }
 
 type faultsJSON struct {
@@ -50,6 +58,8 @@ type faultsJSON struct {
 	UpdateFailure    string `json:"update_failure,omitempty"`
 	UpdateTaskPolls  int    `json:"update_task_polls,omitempty"`
 	UpdateAtBoot     bool   `json:"update_at_boot,omitempty"`
+	PowerOffAfter    bool   `json:"power_off_after_update,omitempty"`
+	RefuseUpdates    bool   `json:"refuse_updates,omitempty"`
 }
 
 // MarshalJSON writes Delay as delay_ms (milliseconds).
@@ -58,6 +68,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 		WrongCredentials: f.WrongCredentials, ErrorBurst: f.ErrorBurst, ErrorStatus: f.ErrorStatus,
 		DelayMS: f.Delay.Milliseconds(), PowerStuck: f.PowerStuck, Unreachable: f.Unreachable,
 		UpdateFailure: f.UpdateFailure, UpdateTaskPolls: f.UpdateTaskPolls, UpdateAtBoot: f.UpdateAtBoot,
+		PowerOffAfter: f.PowerOffAfterUpdate, RefuseUpdates: f.RefuseUpdates,
 	})
 }
 
@@ -71,6 +82,7 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 		WrongCredentials: j.WrongCredentials, ErrorBurst: j.ErrorBurst, ErrorStatus: j.ErrorStatus,
 		Delay: time.Duration(j.DelayMS) * time.Millisecond, PowerStuck: j.PowerStuck, Unreachable: j.Unreachable,
 		UpdateFailure: j.UpdateFailure, UpdateTaskPolls: j.UpdateTaskPolls, UpdateAtBoot: j.UpdateAtBoot,
+		PowerOffAfterUpdate: j.PowerOffAfter, RefuseUpdates: j.RefuseUpdates,
 	}
 	return nil
 }
@@ -118,11 +130,7 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request, sys *system
 
 // dropConnection closes the client's connection without an answer.
 func dropConnection(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
+	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)
 	}

@@ -64,11 +64,15 @@ func (s *Server) handleBiosPatch(w http.ResponseWriter, r *http.Request) {
 	for _, name := range sortedKeys(body.Attributes) {
 		attr, ok := sys.attribute(name)
 		if !ok {
-			writeError(w, http.StatusBadRequest, "Base.1.8.PropertyUnknown", "unknown BIOS attribute "+name)
+			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyUnknown", "unknown BIOS attribute "+name, name)
+			return
+		}
+		if why := sys.locked(name); why != "" {
+			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyNotWritable", why, name)
 			return
 		}
 		if err := attr.validate(body.Attributes[name]); err != nil {
-			writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueIncorrect", err.Error())
+			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyValueIncorrect", err.Error(), name)
 			return
 		}
 	}

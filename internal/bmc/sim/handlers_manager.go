@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net/http"
+	"strings"
 )
 
 func (s *Server) handleManager(w http.ResponseWriter, r *http.Request) {
@@ -14,7 +15,7 @@ func (s *Server) handleManager(w http.ResponseWriter, r *http.Request) {
 			"Name":            "BMC of " + sys.id,
 			"ManagerType":     "BMC",
 			"Model":           "SimBMC",
-			"FirmwareVersion": sys.firmware["BMC"],
+			"FirmwareVersion": sys.roleVersion("BMC"),
 			"UUID":            sys.profile.UUID,
 			"PowerState":      PowerOn,
 			"Status":          status(),
@@ -48,7 +49,7 @@ func mediaTypes(dev string) []string {
 
 func (s *Server) handleVirtualMedia(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
-		dev := r.PathValue("dev")
+		dev := sys.mediaDev(r.PathValue("dev"))
 		m := sys.media[dev]
 		if m == nil {
 			return nil
@@ -94,7 +95,7 @@ func (s *Server) handleInsertMedia(w http.ResponseWriter, r *http.Request) {
 	if sys == nil {
 		return
 	}
-	m := sys.media[r.PathValue("dev")]
+	m := sys.media[sys.mediaDev(r.PathValue("dev"))]
 	if m == nil {
 		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such virtual media device")
 		return
@@ -126,7 +127,7 @@ func (s *Server) handleEjectMedia(w http.ResponseWriter, r *http.Request) {
 	if sys == nil {
 		return
 	}
-	m := sys.media[r.PathValue("dev")]
+	m := sys.media[sys.mediaDev(r.PathValue("dev"))]
 	if m == nil {
 		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such virtual media device")
 		return
@@ -156,4 +157,14 @@ func (s *Server) handleChassis(w http.ResponseWriter, r *http.Request) {
 			},
 		}
 	})
+}
+
+// mediaDev is the virtual media device named dev, compared without case.
+func (sys *system) mediaDev(dev string) string {
+	for k := range sys.media {
+		if strings.EqualFold(k, dev) {
+			return k
+		}
+	}
+	return dev
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"net/http"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -61,6 +62,7 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /redfish/v1/Chassis", s.handleChassisCollection)
 	m.HandleFunc("GET /redfish/v1/Chassis/{id}", s.handleChassis)
+	m.HandleFunc("GET /redfish/v1/Chassis/{id}/Drives/{drive}", s.handleDrive)
 
 	m.HandleFunc("GET /redfish/v1/Registries", s.handleRegistries)
 	m.HandleFunc("GET /redfish/v1/Registries/{reg}", s.handleRegistryFile)
@@ -146,11 +148,22 @@ func (s *Server) handleChassisCollection(w http.ResponseWriter, r *http.Request)
 // registryFor returns the first visible system using registry name; s.mu held.
 func (s *Server) registryFor(r *http.Request, name string) *system {
 	for _, sys := range s.visibleSystems(r) {
-		if sys.profile.BIOSRegistry == name {
+		if strings.EqualFold(sys.profile.BIOSRegistry, name) {
 			return sys
 		}
 	}
 	return nil
+}
+
+// servesILORegistry says whether the request sees an iLO-dialect system,
+// whose BMC serves iLO's message registry; s.mu held.
+func (s *Server) servesILORegistry(r *http.Request) bool {
+	for _, sys := range s.visibleSystems(r) {
+		if sys.profile.Dialect == DialectILO {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) handleRegistries(w http.ResponseWriter, r *http.Request) {
@@ -163,6 +176,9 @@ func (s *Server) handleRegistries(w http.ResponseWriter, r *http.Request) {
 			members = append(members, v1+"/Registries/"+name)
 		}
 	}
+	if s.servesILORegistry(r) {
+		members = append(members, v1+"/Registries/"+iloRegistry)
+	}
 	s.mu.Unlock()
 	writeCollection(w, r, v1+"/Registries", "#MessageRegistryFileCollection.MessageRegistryFileCollection",
 		"Registry File Collection", members)
@@ -172,11 +188,28 @@ func (s *Server) handleRegistryFile(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("reg")
 	s.mu.Lock()
 	sys := s.registryFor(r, name)
+	ilo := strings.EqualFold(name, iloRegistry) && s.servesILORegistry(r)
 	s.mu.Unlock()
+	if ilo {
+		writeJSON(w, r, http.StatusOK, map[string]any{
+			"@odata.id":   v1 + "/Registries/" + iloRegistry,
+			"@odata.type": "#MessageRegistryFile.v1_1_3.MessageRegistryFile",
+			"Id":          iloRegistry,
+			"Name":        "iLO Message Registry File",
+			"Registry":    iloRegistry,
+			"Languages":   []string{"en"},
+			"Location": []map[string]any{{
+				"Language": "en",
+				"Uri":      v1 + "/Registries/" + iloRegistry + "/" + iloRegistry + ".json",
+			}},
+		})
+		return
+	}
 	if sys == nil {
 		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such registry")
 		return
 	}
+	name = sys.profile.BIOSRegistry
 	writeJSON(w, r, http.StatusOK, map[string]any{
 		"@odata.id":   v1 + "/Registries/" + name,
 		"@odata.type": "#MessageRegistryFile.v1_1_3.MessageRegistryFile",
@@ -196,7 +229,10 @@ func (s *Server) handleRegistry(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	sys := s.registryFor(r, name)
 	var body map[string]any
-	if sys != nil {
+	switch {
+	case strings.EqualFold(name, iloRegistry) && s.servesILORegistry(r):
+		sys, body = &system{}, iloRegistryJSON(r.URL.Path)
+	case sys != nil:
 		body = registryJSON(sys, r.URL.Path)
 	}
 	s.mu.Unlock()
@@ -209,7 +245,11 @@ func (s *Server) handleRegistry(w http.ResponseWriter, r *http.Request) {
 
 func registryJSON(sys *system, uri string) map[string]any {
 	var attrs []map[string]any
-	for i, a := range sys.profile.BIOS {
+	for i, a := range append(append([]BiosAttribute(nil), sys.profile.BIOS...), sys.profile.BIOSRegistryOnly...) {
+		current, ok := sys.biosCurrent[a.Name]
+		if !ok {
+			current = normalizeValue(a.Value)
+		}
 		e := map[string]any{
 			"AttributeName": a.Name,
 			"DisplayName":   a.Name,
@@ -218,7 +258,7 @@ func registryJSON(sys *system, uri string) map[string]any {
 			"ReadOnly":      a.ReadOnly,
 			"ResetRequired": a.ResetRequired,
 			"DefaultValue":  normalizeValue(a.defaultValue()),
-			"CurrentValue":  sys.biosCurrent[a.Name],
+			"CurrentValue":  current,
 			"Hidden":        false,
 			"Immutable":     a.ReadOnly,
 			"MenuPath":      "./SystemSettings",
@@ -240,6 +280,35 @@ func registryJSON(sys *system, uri string) map[string]any {
 		}
 		attrs = append(attrs, e)
 	}
+	var deps []map[string]any
+	for _, d := range sys.profile.BIOSDependencies {
+		var from []map[string]any
+		for i, c := range d.When {
+			f := map[string]any{
+				"MapFromAttribute": c.Attribute, "MapFromCondition": c.Condition,
+				"MapFromProperty": "CurrentValue", "MapFromValue": c.Value,
+			}
+			if i > 0 {
+				terms := c.Terms
+				if terms == "" {
+					terms = "AND"
+				}
+				f["MapTerms"] = terms
+			}
+			from = append(from, f)
+		}
+		deps = append(deps, map[string]any{
+			"DependencyFor": d.Attribute,
+			"Type":          "Map",
+			"Dependency": map[string]any{
+				"MapFrom": from, "MapToAttribute": d.Attribute, "MapToProperty": d.Property, "MapToValue": true,
+			},
+		})
+	}
+	entries := map[string]any{"Attributes": attrs}
+	if len(deps) > 0 {
+		entries["Dependencies"] = deps
+	}
 	name := sys.profile.BIOSRegistry
 	return map[string]any{
 		"@odata.id":       uri,
@@ -250,16 +319,16 @@ func registryJSON(sys *system, uri string) map[string]any {
 		"OwningEntity":    sys.profile.Manufacturer,
 		"RegistryVersion": "1.0.0",
 		"SupportedSystems": []map[string]any{{
-			"ProductName": sys.profile.Model, "SystemId": sys.profile.Model, "FirmwareVersion": sys.firmware["BIOS"],
+			"ProductName": sys.profile.Model, "SystemId": sys.profile.Model, "FirmwareVersion": sys.roleVersion("BIOS"),
 		}},
-		"RegistryEntries": map[string]any{"Attributes": attrs},
+		"RegistryEntries": entries,
 	}
 }
 
 // --- update service and tasks ---
 
-func fwURI(sysID, comp string) string {
-	return v1 + "/UpdateService/FirmwareInventory/" + sysID + "-" + comp
+func fwURI(sys *system, comp string) string {
+	return v1 + "/UpdateService/FirmwareInventory/" + sys.fwID(comp)
 }
 
 func (s *Server) handleUpdateService(w http.ResponseWriter, r *http.Request) {
@@ -282,8 +351,8 @@ func (s *Server) handleFirmwareInventory(w http.ResponseWriter, r *http.Request)
 	s.mu.Lock()
 	var members []string
 	for _, sys := range s.visibleSystems(r) {
-		for _, comp := range sortedKeys(sys.firmware) {
-			members = append(members, fwURI(sys.id, comp))
+		for _, fw := range sys.fwItems {
+			members = append(members, fwURI(sys, fw.ID))
 		}
 	}
 	s.mu.Unlock()
@@ -291,50 +360,55 @@ func (s *Server) handleFirmwareInventory(w http.ResponseWriter, r *http.Request)
 		"#SoftwareInventoryCollection.SoftwareInventoryCollection", "Firmware Inventory", members)
 }
 
-// findFirmware resolves a FirmwareInventory id "{system}-{component}"; s.mu held.
-func (s *Server) findFirmware(r *http.Request, fwID string) (*system, string) {
+// findFirmware resolves a FirmwareInventory member id (compared without
+// case, as iLO's lower-case links ask for it); s.mu held.
+func (s *Server) findFirmware(r *http.Request, fwID string) (*system, *Firmware) {
 	for _, sys := range s.visibleSystems(r) {
-		if comp, ok := strings.CutPrefix(fwID, sys.id+"-"); ok {
-			if _, exists := sys.firmware[comp]; exists {
-				return sys, comp
+		for i, fw := range sys.fwItems {
+			if strings.EqualFold(fwID, sys.fwID(fw.ID)) {
+				return sys, &sys.fwItems[i]
 			}
 		}
 	}
-	return nil, ""
+	return nil, nil
+}
+
+// relatedURI expands a Firmware.Related path for sys.
+func relatedURI(sys *system, related string) string {
+	if related == "" {
+		related = "{system}"
+	}
+	return strings.NewReplacer("{system}", sysURI(sys.id), "{manager}", v1+"/Managers/"+sys.id,
+		"{chassis}", v1+"/Chassis/"+sys.id).Replace(related)
 }
 
 func (s *Server) handleFirmware(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	sys, comp := s.findFirmware(r, r.PathValue("fw"))
+	sys, fw := s.findFirmware(r, r.PathValue("fw"))
 	var body map[string]any
 	if sys != nil {
-		name := comp
-		related := v1 + "/Systems/" + sys.id
-		switch comp {
-		case "BIOS":
-			name = "System BIOS"
-		case "BMC":
-			name = "BMC Firmware"
-			related = v1 + "/Managers/" + sys.id
-		default:
-			for _, fw := range sys.profile.Firmware {
-				if fw.ID == comp && fw.Name != "" {
-					name = fw.Name
-				}
-			}
+		name := fw.Name
+		if name == "" {
+			name = fw.ID
+		}
+		st := status()
+		if fw.Standby {
+			st["State"] = "StandbySpare"
 		}
 		body = map[string]any{
-			"@odata.id":               fwURI(sys.id, comp),
-			"@odata.type":             "#SoftwareInventory.v1_4_0.SoftwareInventory",
-			"Id":                      sys.id + "-" + comp,
-			"Name":                    name,
-			"SoftwareId":              comp,
-			"Version":                 sys.firmware[comp],
-			"Updateable":              true,
-			"Manufacturer":            sys.profile.Manufacturer,
-			"Status":                  status(),
-			"RelatedItem":             links(related),
-			"RelatedItem@odata.count": 1,
+			"@odata.id":    fwURI(sys, fw.ID),
+			"@odata.type":  "#SoftwareInventory.v1_4_0.SoftwareInventory",
+			"Id":           sys.fwID(fw.ID),
+			"Name":         name,
+			"SoftwareId":   fw.ID,
+			"Version":      sys.firmware[fw.ID],
+			"Updateable":   !fw.ReadOnly,
+			"Manufacturer": sys.profile.Manufacturer,
+			"Status":       st,
+		}
+		if fw.Related != "none" {
+			body["RelatedItem"] = links(relatedURI(sys, fw.Related))
+			body["RelatedItem@odata.count"] = 1
 		}
 	}
 	s.mu.Unlock()
@@ -393,14 +467,27 @@ func (s *Server) handleSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 	comp := ""
 	switch {
 	case len(body.Targets) > 0:
-		sys, comp = s.findFirmware(r, strings.TrimPrefix(body.Targets[0], v1+"/UpdateService/FirmwareInventory/"))
+		var fw *Firmware
+		if sys, fw = s.findFirmware(r, path.Base(strings.TrimSuffix(body.Targets[0], "/"))); fw != nil {
+			comp = fw.ID
+		}
 	case scopeOf(r) != "":
-		sys, comp = s.systems[scopeOf(r)], "BIOS"
+		sys = s.systems[scopeOf(r)]
+		for _, fw := range sys.fwItems {
+			if fw.Role == "BIOS" {
+				comp = fw.ID
+			}
+		}
 	}
 	if sys == nil {
 		s.mu.Unlock()
-		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterValueError",
-			"Targets must name one FirmwareInventory member of this service")
+		writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.ActionParameterValueError",
+			"Targets must name one FirmwareInventory member of this service", "Targets", "UpdateService.SimpleUpdate")
+		return
+	}
+	if sys.faults.RefuseUpdates {
+		s.mu.Unlock()
+		refuseUpdate(w, sys.profile.Dialect)
 		return
 	}
 	s.nextTask++
@@ -449,6 +536,9 @@ func (s *Server) pollTask(t *task) {
 	t.state = "Completed"
 	if sys != nil {
 		sys.firmware[t.comp] = t.newVersion
+		if t.atBoot && sys.faults.PowerOffAfterUpdate && sys.power == PowerOn {
+			sys.powerOff()
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // render answers GET with the body build makes for the {id} system under
@@ -43,7 +44,7 @@ func (s *Server) handleSystem(w http.ResponseWriter, r *http.Request) {
 			"SKU":          p.SKU,
 			"HostName":     p.HostName,
 			"UUID":         p.UUID,
-			"BiosVersion":  sys.firmware["BIOS"],
+			"BiosVersion":  sys.roleVersion("BIOS"),
 			"PowerState":   sys.power,
 			"IndicatorLED": "Off",
 			"Status":       status(),
@@ -144,6 +145,10 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 	if sys == nil {
 		return
 	}
+	if !sys.faults.PowerStuck && refuseReset(w, sys.profile.Dialect, body.ResetType, sys.power) {
+		sys.resets = append(sys.resets, body.ResetType)
+		return
+	}
 	if err := sys.reset(body.ResetType); err != nil {
 		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterNotSupported", err.Error())
 		return
@@ -168,7 +173,7 @@ func (s *Server) handleProcessor(w http.ResponseWriter, r *http.Request) {
 		c := sys.profile.CPU
 		idx := -1
 		for i := range c.Count {
-			if r.PathValue("item") == "CPU"+strconv.Itoa(i) {
+			if strings.EqualFold(r.PathValue("item"), "CPU"+strconv.Itoa(i)) {
 				idx = i
 			}
 		}
@@ -212,7 +217,7 @@ func (s *Server) handleMemory(w http.ResponseWriter, r *http.Request) {
 		p := sys.profile
 		idx := -1
 		for i := range p.DIMMs {
-			if r.PathValue("item") == "DIMM"+strconv.Itoa(i) {
+			if strings.EqualFold(r.PathValue("item"), "DIMM"+strconv.Itoa(i)) {
 				idx = i
 			}
 		}
@@ -252,21 +257,25 @@ func (s *Server) handleNICs(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleNIC(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
 		for _, n := range sys.profile.NICs {
-			if n.Name != r.PathValue("item") {
+			if !strings.EqualFold(n.Name, r.PathValue("item")) {
 				continue
 			}
 			linkStatus := "LinkDown"
 			if n.LinkUp {
 				linkStatus = "LinkUp"
 			}
+			var speed any // unknown: null, as BMCs say it
+			if n.SpeedMbps > 0 {
+				speed = n.SpeedMbps
+			}
 			return map[string]any{
 				"@odata.id":           sysURI(sys.id) + "/EthernetInterfaces/" + n.Name,
 				"@odata.type":         "#EthernetInterface.v1_6_0.EthernetInterface",
 				"Id":                  n.Name,
-				"Name":                n.Name,
+				"Name":                nicName(sys.profile.Dialect, n.Name),
 				"MACAddress":          n.MAC,
 				"PermanentMACAddress": n.MAC,
-				"SpeedMbps":           n.SpeedMbps,
+				"SpeedMbps":           speed,
 				"LinkStatus":          linkStatus,
 				"InterfaceEnabled":    true,
 				"FullDuplex":          true,
@@ -343,11 +352,11 @@ func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleDrive(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
-		if r.PathValue("item") != "1" {
+		if item := r.PathValue("item"); item != "1" && item != "" {
 			return nil
 		}
 		for _, d := range sys.profile.Disks {
-			if d.Name != r.PathValue("drive") {
+			if !strings.EqualFold(d.Name, r.PathValue("drive")) {
 				continue
 			}
 			media, protocol := "SSD", "SATA"
@@ -357,14 +366,17 @@ func (s *Server) handleDrive(w http.ResponseWriter, r *http.Request) {
 			case MediaNVMe:
 				protocol = "NVMe"
 			}
+			uri := sysURI(sys.id) + "/Storage/1/Drives/" + d.Name
+			if r.PathValue("item") == "" { // a chassis' drive, as iLO links them
+				uri = v1 + "/Chassis/" + sys.id + "/Drives/" + d.Name
+			}
 			body := map[string]any{
-				"@odata.id":     sysURI(sys.id) + "/Storage/1/Drives/" + d.Name,
+				"@odata.id":     uri,
 				"@odata.type":   "#Drive.v1_9_0.Drive",
 				"Id":            d.Name,
 				"Name":          d.Name,
 				"CapacityBytes": d.SizeBytes,
 				"Model":         d.Model,
-				"Manufacturer":  d.Vendor,
 				"SerialNumber":  d.Serial,
 				"MediaType":     media,
 				"Protocol":      protocol,
@@ -372,6 +384,9 @@ func (s *Server) handleDrive(w http.ResponseWriter, r *http.Request) {
 			}
 			if d.Rotational {
 				body["RotationSpeedRPM"] = 7200
+			}
+			if d.Vendor != "" {
+				body["Manufacturer"] = d.Vendor
 			}
 			return body
 		}

@@ -17,8 +17,12 @@ import (
 	"time"
 )
 
-// writeJSON answers with v as JSON and a weak ETag of the body.
+// writeJSON answers with v as JSON and a weak ETag of the body, with its
+// links spelled as the request's dialect spells them.
 func writeJSON(w http.ResponseWriter, r *http.Request, code int, v any) {
+	if dialectOf(r) == DialectILO {
+		v = iloLinks(v)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -34,18 +38,16 @@ func writeJSON(w http.ResponseWriter, r *http.Request, code int, v any) {
 	}
 }
 
-// writeError answers with a Redfish error body.
+// writeError answers with a Redfish error body in the dialect of the
+// system addressed (see dialectWriter).
 func writeError(w http.ResponseWriter, code int, messageID, msg string) {
-	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"code":    messageID,
-		"message": msg,
-		"@Message.ExtendedInfo": []map[string]any{{
-			"@odata.type": "#Message.v1_1_1.Message",
-			"MessageId":   messageID,
-			"Message":     msg,
-			"Severity":    "Warning",
-		}},
-	}})
+	writeErrorArgs(w, code, messageID, msg)
+}
+
+// writeErrorArgs is writeError with the message's MessageArgs (all an
+// iLO-dialect body carries besides the MessageId).
+func writeErrorArgs(w http.ResponseWriter, code int, messageID, msg string, args ...string) {
+	b, _ := json.Marshal(errorBody(dialectOfWriter(w), messageID, msg, args))
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(code)
 	_, _ = w.Write(b)

@@ -27,11 +27,25 @@ type Profile struct {
 	// BIOSRegistry names the attribute registry (Bios.AttributeRegistry).
 	BIOSRegistry string
 
-	// BIOSVersion and BMCVersion are the versions of the "BIOS" and "BMC"
-	// firmware components; Firmware lists further components (NICs, ...).
+	// BIOSRegistryOnly are attributes the registry describes that this
+	// system's Bios lacks (a registry written for a family of platforms).
+	BIOSRegistryOnly []BiosAttribute
+	// BIOSDependencies are the registry's Dependencies: settings that other
+	// settings' values make read-only or hidden. The BIOS refuses a PATCH
+	// of a setting they lock.
+	BIOSDependencies []BiosDependency
+
+	// BIOSVersion and BMCVersion, when set, are the versions of the "BIOS"
+	// and "BMC" firmware components; Firmware lists further components
+	// (NICs, ..., or all of them, with Role saying which is the BIOS and
+	// the BMC).
 	BIOSVersion string
 	BMCVersion  string
 	Firmware    []Firmware
+
+	// Dialect is how the BMC words its answers: DialectDMTF (default),
+	// DialectILO, DialectIDRAC or DialectSupermicro.
+	Dialect string
 }
 
 // CPU describes the processors: Count sockets of the same model.
@@ -94,11 +108,42 @@ type BiosAttribute struct {
 	ResetRequired bool
 }
 
-// Firmware is one updatable firmware component.
+// Firmware is one firmware component, a member of FirmwareInventory.
 type Firmware struct {
 	ID      string // e.g. "NIC.1"; "BIOS" and "BMC" are made from the versions
 	Name    string
 	Version string
+	// Role is "BIOS" for the system's running BIOS image (its version is
+	// the system's BiosVersion) and "BMC" for the manager's; "" otherwise.
+	Role string
+	// Related is the RelatedItem: a path with {system}, {manager} and
+	// {chassis} standing for the system's resources (e.g.
+	// "{chassis}/Drives/0"); "" is the system itself, "none" no RelatedItem.
+	Related string
+	// ReadOnly items are not Updateable.
+	ReadOnly bool
+	// Standby items are images the BMC keeps but does not run
+	// (Status.State StandbySpare).
+	Standby bool
+}
+
+// BiosDependency is one entry of the registry's Dependencies: Attribute's
+// Property ("ReadOnly", "Hidden" or "GrayOut") becomes true when the
+// conditions hold (evaluated left to right, each joined to the ones
+// before by its Terms, "AND" or "OR").
+type BiosDependency struct {
+	Attribute string
+	Property  string
+	When      []BiosCondition
+}
+
+// BiosCondition compares another setting's current value: Condition is
+// EQU, NEQ, GTR, GEQ, LSS or LEQ.
+type BiosCondition struct {
+	Attribute string
+	Condition string
+	Value     any
+	Terms     string
 }
 
 // DefaultProfile returns a plausible two-socket x86_64 server. Its MACs,

@@ -1,8 +1,10 @@
 // Package sim is a Redfish BMC simulator: many systems on one listener (and
 // optionally one listener per system), session and basic authentication,
 // power, boot override, inventory, BIOS settings with a settings object and
-// attribute registry, virtual media, firmware update with task monitors, and
-// fault injection through a Go API and an admin HTTP API under /sim/.
+// attribute registry, virtual media, firmware update with task monitors,
+// fault injection through a Go API and an admin HTTP API under /sim/, and
+// profiles shaped like HPE iLO, Dell iDRAC and Supermicro BMCs (Dialect*)
+// besides the DMTF mockups' shapes.
 //
 // It is used in-process by tests and by cmd/bmcsim for tests that drive a
 // separate Ironic process.
@@ -57,6 +59,8 @@ type Options struct {
 	// Agent, if set, gives every system a simulated Ironic Python Agent
 	// (package agent) that starts whenever the system powers on.
 	Agent *agent.Config
+	// Dialect picks the hardware Start gives its systems: ProfileFor(Dialect, i).
+	Dialect string
 }
 
 // SystemConfig adds one system to a Server.
@@ -122,12 +126,17 @@ func New(opts Options) *Server {
 }
 
 // Start creates a started Server with n systems "sys-0".."sys-{n-1}", each
-// with DefaultProfile(opts.ProfileOffset+i) and the given credentials.
+// with ProfileFor(opts.Dialect, opts.ProfileOffset+i) (DefaultProfile
+// unless a dialect is set) and the given credentials.
 func Start(opts Options, n int, username, password string) (*Server, error) {
 	s := New(opts)
 	for i := range n {
+		p, err := ProfileFor(opts.Dialect, opts.ProfileOffset+i)
+		if err != nil {
+			return nil, err
+		}
 		if err := s.AddSystem(SystemConfig{
-			ID: fmt.Sprintf("sys-%d", i), Username: username, Password: password, Profile: DefaultProfile(opts.ProfileOffset + i),
+			ID: fmt.Sprintf("sys-%d", i), Username: username, Password: password, Profile: p,
 		}); err != nil {
 			return nil, err
 		}
@@ -364,6 +373,7 @@ func (s *Server) handler(scope string) http.Handler {
 		if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
 			r.URL.Path = strings.TrimRight(p, "/")
 		}
+		r.URL.Path = canonicalPath(r.URL.Path)
 		s.mu.Lock()
 		s.requests++
 		s.mu.Unlock()
@@ -375,6 +385,8 @@ func (s *Server) handler(scope string) http.Handler {
 			return
 		}
 		sys, ok := s.systemForRequest(scope, r.URL.Path)
+		dialect := s.dialectFor(scope, sys)
+		w = dialectWriter{ResponseWriter: w, dialect: dialect}
 		if !ok {
 			writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such resource: "+r.URL.Path)
 			return
@@ -385,7 +397,8 @@ func (s *Server) handler(scope string) http.Handler {
 		if !s.authorize(w, r, scope, sys) {
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), scopeKey{}, scope))
+		ctx := context.WithValue(r.Context(), scopeKey{}, scope)
+		r = r.WithContext(context.WithValue(ctx, dialectKey{}, dialect))
 		w.Header().Set("OData-Version", "4.0")
 		s.mux.ServeHTTP(w, r)
 	})
@@ -406,7 +419,7 @@ func (s *Server) systemForRequest(scope, path string) (*system, bool) {
 		}
 	}
 	if scope != "" {
-		if named != "" && named != scope {
+		if named != "" && !strings.EqualFold(named, scope) {
 			return nil, false
 		}
 		return s.systems[scope], true
@@ -414,8 +427,39 @@ func (s *Server) systemForRequest(scope, path string) (*system, bool) {
 	if named == "" {
 		return nil, true
 	}
-	sys := s.systems[named]
+	sys := s.findSystem(named)
 	return sys, sys != nil
+}
+
+// findSystem is the system with id, compared without case as a client
+// following lower-case links asks for it; s.mu held.
+func (s *Server) findSystem(id string) *system {
+	if sys := s.systems[id]; sys != nil {
+		return sys
+	}
+	for _, sid := range s.order {
+		if strings.EqualFold(sid, id) {
+			return s.systems[sid]
+		}
+	}
+	return nil
+}
+
+// dialectFor is the dialect of the system a request is addressed to, else
+// of the listener's own system, else of the first system: a real BMC
+// speaks one dialect for all it serves.
+func (s *Server) dialectFor(scope string, sys *system) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case sys != nil:
+		return sys.profile.Dialect
+	case scope != "" && s.systems[scope] != nil:
+		return s.systems[scope].profile.Dialect
+	case len(s.order) > 0:
+		return s.systems[s.order[0]].profile.Dialect
+	}
+	return DialectDMTF
 }
 
 func scopeOf(r *http.Request) string {
@@ -442,7 +486,7 @@ func (s *Server) sortedSystems() []*system {
 
 // lookup returns the system of the {id} path value; s.mu held.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *system {
-	sys := s.systems[r.PathValue("id")]
+	sys := s.findSystem(r.PathValue("id"))
 	if sys == nil {
 		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such system: "+r.PathValue("id"))
 	}

@@ -30,6 +30,7 @@ type system struct {
 	biosCurrent map[string]any
 	biosPending map[string]any
 	firmware    map[string]string // component id -> version
+	fwItems     []Firmware        // the inventory, in order
 	media       map[string]*MediaState
 
 	faults          Faults
@@ -89,7 +90,7 @@ func newSystem(cfg SystemConfig, index int) *system {
 		boot:        BootOverride{Target: "None", Enabled: "Disabled", Mode: "UEFI"},
 		biosCurrent: map[string]any{},
 		biosPending: map[string]any{},
-		firmware:    map[string]string{"BIOS": p.BIOSVersion, "BMC": p.BMCVersion},
+		firmware:    map[string]string{},
 		media: map[string]*MediaState{
 			"Cd":     {WriteProtected: true},
 			"Floppy": {WriteProtected: false},
@@ -98,10 +99,95 @@ func newSystem(cfg SystemConfig, index int) *system {
 	for _, a := range p.BIOS {
 		sys.biosCurrent[a.Name] = normalizeValue(a.Value)
 	}
-	for _, fw := range p.Firmware {
+	if p.Dialect == DialectDMTF || p.BIOSVersion != "" {
+		sys.fwItems = append(sys.fwItems, Firmware{ID: "BIOS", Name: "System BIOS", Version: p.BIOSVersion, Role: "BIOS"})
+	}
+	if p.Dialect == DialectDMTF || p.BMCVersion != "" {
+		sys.fwItems = append(sys.fwItems, Firmware{ID: "BMC", Name: "BMC Firmware", Version: p.BMCVersion, Role: "BMC", Related: "{manager}"})
+	}
+	sys.fwItems = append(sys.fwItems, p.Firmware...)
+	for _, fw := range sys.fwItems {
 		sys.firmware[fw.ID] = fw.Version
 	}
 	return sys
+}
+
+// roleVersion is the version of the firmware item with role ("BIOS" or
+// "BMC"); s.mu held.
+func (sys *system) roleVersion(role string) string {
+	for _, fw := range sys.fwItems {
+		if fw.Role == role {
+			return sys.firmware[fw.ID]
+		}
+	}
+	return ""
+}
+
+// fwID is the FirmwareInventory member id of component comp: prefixed with
+// the system's id in the DMTF dialect (one inventory serves every system),
+// the vendor's own id otherwise.
+func (sys *system) fwID(comp string) string {
+	if sys.profile.Dialect == DialectDMTF {
+		return sys.id + "-" + comp
+	}
+	return comp
+}
+
+// locked says which dependency of the registry makes attribute name
+// read-only or hidden with the current values ("" when none); s.mu held.
+func (sys *system) locked(name string) string {
+	for _, d := range sys.profile.BIOSDependencies {
+		if d.Attribute != name || len(d.When) == 0 {
+			continue
+		}
+		holds := false
+		for i, c := range d.When {
+			ok := compareBIOS(sys.biosCurrent[c.Attribute], c.Condition, normalizeValue(c.Value))
+			switch {
+			case i == 0:
+				holds = ok
+			case strings.EqualFold(c.Terms, "OR"):
+				holds = holds || ok
+			default:
+				holds = holds && ok
+			}
+		}
+		if holds {
+			c := d.When[0]
+			return fmt.Sprintf("%s is %s while %s %s %v", name, d.Property, c.Attribute, c.Condition, c.Value)
+		}
+	}
+	return ""
+}
+
+func compareBIOS(cur any, cond string, want any) bool {
+	a, aNum := cur.(float64)
+	b, bNum := want.(float64)
+	if !aNum || !bNum {
+		eq := fmt.Sprint(cur) == fmt.Sprint(want)
+		switch cond {
+		case "EQU":
+			return eq
+		case "NEQ":
+			return !eq
+		}
+		return false
+	}
+	switch cond {
+	case "EQU":
+		return a == b
+	case "NEQ":
+		return a != b
+	case "GTR":
+		return a > b
+	case "GEQ":
+		return a >= b
+	case "LSS":
+		return a < b
+	case "LEQ":
+		return a <= b
+	}
+	return false
 }
 
 // normalizeValue turns Go ints into float64 so that values compare equal to

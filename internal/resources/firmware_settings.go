@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -219,12 +220,7 @@ func (r *firmwareSettingsResource) Create(ctx context.Context, req resource.Crea
 	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	r.apply(ctx, &plan, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, timeout, &plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *firmwareSettingsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -235,18 +231,19 @@ func (r *firmwareSettingsResource) Update(ctx context.Context, req resource.Upda
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	r.apply(ctx, timeout, &plan, &resp.State, &resp.Diagnostics)
+}
+
+// apply validates and applies the plan's settings within timeout, then
+// saves what Ironic reports; the state is saved also after a failure (the
+// resource is then tainted), so the host is never lost. It does nothing
+// when diags already holds an error (reading the plan or its timeout).
+func (r *firmwareSettingsResource) apply(ctx context.Context, timeout time.Duration, plan *firmwareSettingsModel, state stateSetter, diags *diag.Diagnostics) {
+	if diags.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.apply(ctx, &plan, &resp.State, &resp.Diagnostics)
-}
-
-// apply validates and applies the plan's settings, then saves what Ironic
-// reports; the state is saved also after a failure (the resource is then
-// tainted), so the host is never lost.
-func (r *firmwareSettingsResource) apply(ctx context.Context, plan *firmwareSettingsModel, state stateSetter, diags *diag.Diagnostics) {
 	redfish := plan.BMC.Access(diags)
 	if diags.HasError() {
 		return

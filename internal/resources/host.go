@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -249,8 +251,7 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.preflight(ctx, &plan, spec.BMC); err != nil {
-		resp.Diagnostics.AddAttributeError(bmcCheckPath, "BMC check failed", err.Error())
+	if !r.preflight(ctx, &plan, spec.BMC, &resp.Diagnostics) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -259,14 +260,23 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 
 	h := &lifecycle.Host{Spec: spec}
 	plan.applyDay2(h)
+	r.converge(ctx, h, &plan, &resp.State, &resp.Diagnostics, "Creating host "+spec.Name)
+}
+
+// converge runs h to its goal and syncs its ports, then saves it, also
+// after a failure, which it reports as action failing; false when it
+// failed.
+func (r *hostResource) converge(ctx context.Context, h *lifecycle.Host, plan *hostModel, state *tfsdk.State, diags *diag.Diagnostics, action string) bool {
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
 	if err == nil {
 		err = plan.syncPorts(ctx, r.machine(), h)
 	}
-	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
+	saveHost(ctx, r.machine(), h, plan, state, diags)
 	if err != nil {
-		hostErrorDiag(&resp.Diagnostics, "Creating host "+spec.Name, err)
+		hostErrorDiag(diags, action, err)
+		return false
 	}
+	return true
 }
 
 func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -317,8 +327,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 		return
 	}
 	if spec.BMC.CredentialsVersion != old.CredentialsVersion {
-		if err := r.preflight(ctx, &plan, spec.BMC); err != nil {
-			resp.Diagnostics.AddAttributeError(bmcCheckPath, "BMC check failed", err.Error())
+		if !r.preflight(ctx, &plan, spec.BMC, &resp.Diagnostics) {
 			return
 		}
 	}
@@ -338,13 +347,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if plan.day2Requests(&state, h, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
-	if err == nil {
-		err = plan.syncPorts(ctx, r.machine(), h)
-	}
-	saveHost(ctx, r.machine(), h, &plan, &resp.State, &resp.Diagnostics)
-	if err != nil {
-		hostErrorDiag(&resp.Diagnostics, "Updating host "+spec.Name, err)
+	if !r.converge(ctx, h, &plan, &resp.State, &resp.Diagnostics, "Updating host "+spec.Name) {
 		return
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, nil)...)

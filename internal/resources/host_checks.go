@@ -141,13 +141,18 @@ func checkReach(m *hostModel, bmcKnown bool, diags *diag.Diagnostics) {
 }
 
 // preflight checks the BMC before the host is registered, where the
-// provider can (Redfish-family addresses, check_credentials on).
-func (r *hostResource) preflight(ctx context.Context, m *hostModel, access lifecycle.BMCAccess) error {
+// provider can (Redfish-family addresses, check_credentials on); false,
+// with the BMC's answer reported on bmcCheckPath, when the check fails.
+func (r *hostResource) preflight(ctx context.Context, m *hostModel, access lifecycle.BMCAccess, diags *diag.Diagnostics) bool {
 	if m.BMC == nil || !m.BMC.CheckCredentials.ValueBool() || r.clients.CheckBMC == nil {
-		return nil
+		return true
 	}
 	tflog.Debug(ctx, "checking BMC credentials", map[string]any{"bmc": bmcaddr.Redact(access.Address)})
-	return r.clients.CheckBMC(ctx, access)
+	if err := r.clients.CheckBMC(ctx, access); err != nil {
+		diags.AddAttributeError(bmcCheckPath, "BMC check failed", err.Error())
+		return false
+	}
+	return true
 }
 
 func isNotRegistered(err error) bool { return errors.Is(err, lifecycle.ErrNotRegistered) }

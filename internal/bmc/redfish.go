@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stmcginnis/gofish"
+	"github.com/stmcginnis/gofish/schemas"
 )
 
 // This file is the Redfish client: how to reach one BMC (RedfishConfig),
@@ -42,11 +43,16 @@ type RedfishConfig struct {
 	HTTPClient *http.Client
 }
 
-// RedfishClient is a connection to one BMC; Close it to log out.
+// RedfishClient is a connection to one BMC; Close it to log out. It is
+// not safe for concurrent use.
 type RedfishClient struct {
 	cfg      RedfishConfig
 	endpoint string
 	api      *gofish.APIClient
+	// The BMC's Registries collection and the messages of its message
+	// registries by lower-case prefix, read when first needed.
+	registries *[]*schemas.MessageRegistryFile
+	messages   map[string]map[string]string
 }
 
 const (

@@ -105,7 +105,7 @@ func (c *RedfishClient) attributeRegistry(name string) (*schemas.AttributeRegist
 	if name == "" {
 		return nil, nil
 	}
-	files, err := c.api.Service.Registries()
+	files, err := c.registryFiles()
 	if err != nil {
 		if isStatus(err, http.StatusNotFound) {
 			return nil, nil
@@ -117,13 +117,8 @@ func (c *RedfishClient) attributeRegistry(name string) (*schemas.AttributeRegist
 		if f.ID != name && f.Registry != name && f.ID != base {
 			continue
 		}
-		uri := ""
-		for _, loc := range f.Location {
-			if loc.URI != "" && (uri == "" || strings.HasPrefix(loc.Language, "en")) {
-				uri = loc.URI
-			}
-		}
-		if uri == "" || !strings.HasPrefix(uri, "/") {
+		uri := registryURI(f)
+		if uri == "" {
 			return nil, nil
 		}
 		reg, err := schemas.GetAttributeRegistry(c.api, uri)

@@ -38,6 +38,9 @@ type RedfishError struct {
 	Kind     error  // one of the Err* sentinels
 	Status   int    // HTTP status, when the BMC answered
 	Detail   string // what the BMC (or the network) said
+	// Messages are the BMC's messages (MessageId, resolved text,
+	// arguments), when it answered with a Redfish error body.
+	Messages []RedfishMessage
 }
 
 func (e *RedfishError) Error() string {
@@ -62,7 +65,16 @@ func (c *RedfishClient) wrap(op string, err error) error {
 	switch {
 	case errors.As(err, &rf) && rf.HTTPReturnedStatusCode != 0:
 		e.Status = rf.HTTPReturnedStatusCode
-		e.Detail = redfishMessage(rf)
+		// With credentials refused, the registries would be refused too.
+		askBMC := e.Status != http.StatusUnauthorized && e.Status != http.StatusForbidden
+		e.Messages = c.messagesOf(rf, askBMC)
+		for i, m := range e.Messages {
+			e.Messages[i].Message = c.redact(m.Message)
+			for j, a := range m.Args {
+				e.Messages[i].Args[j] = c.redact(a)
+			}
+		}
+		e.Detail = messagesText(e.Messages)
 		switch e.Status {
 		case http.StatusUnauthorized:
 			e.Kind = ErrCredentialsRejected
@@ -97,19 +109,6 @@ func (c *RedfishClient) wrap(op string, err error) error {
 	}
 	e.Detail = c.redact(e.Detail)
 	return e
-}
-
-func redfishMessage(rf *schemas.Error) string {
-	msg := rf.Message
-	for _, info := range rf.ExtendedInfos {
-		if info.Message != "" && info.Message != msg {
-			msg = strings.TrimSpace(msg + " " + info.Message)
-		}
-	}
-	if len(msg) > 300 {
-		msg = msg[:300] + "..."
-	}
-	return msg
 }
 
 // rootCause is the innermost error's text, without the URL wrappers.

@@ -138,7 +138,7 @@ func (c *RedfishClient) UpdateFirmware(ctx context.Context, target FirmwareCompo
 	uri := info.TaskMonitor
 	task := UpdateTask{URI: uri, State: string(schemas.RunningTaskState), Percent: -1}
 	if info.Task != nil {
-		task = taskOf(uri, info.Task)
+		task = c.taskOf(uri, info.Task)
 	}
 	for {
 		t := time.NewTimer(interval)
@@ -153,7 +153,7 @@ func (c *RedfishClient) UpdateFirmware(ctx context.Context, target FirmwareCompo
 		if err != nil {
 			return task, c.wrap(op+": read task "+uri, err)
 		}
-		task = taskOf(uri, raw)
+		task = c.taskOf(uri, raw)
 		if opts.Progress != nil {
 			opts.Progress(task)
 		}
@@ -188,7 +188,7 @@ func (c *RedfishClient) taskFailed(op string, t UpdateTask) error {
 		Detail: fmt.Sprintf("task %s ended %s (status %s): %s", t.URI, t.State, t.Status, c.redact(msg))}
 }
 
-func taskOf(uri string, t *schemas.Task) UpdateTask {
+func (c *RedfishClient) taskOf(uri string, t *schemas.Task) UpdateTask {
 	out := UpdateTask{URI: uri, State: string(t.TaskState), Status: string(t.TaskStatus), Percent: -1}
 	if t.ODataID != "" {
 		out.URI = t.ODataID
@@ -197,22 +197,45 @@ func taskOf(uri string, t *schemas.Task) UpdateTask {
 		out.Percent = int(*t.PercentComplete)
 	}
 	if n := len(t.Messages); n > 0 {
-		out.Message = t.Messages[n-1].Message
+		last := t.Messages[n-1]
+		if out.Message = last.Message; out.Message == "" && last.MessageID != "" {
+			out.Message = c.resolve(last.MessageID, "", last.MessageArgs, true).String()
+		}
 	}
 	return out
 }
 
 // ResetSystem sends ComputerSystem.Reset of resetType (On, ForceOff,
-// ForceRestart, ...) to systemID.
+// ForceRestart, ...) to systemID. A reset to the power state the system is
+// in is success, though BMCs refuse it (iLO: 400
+// InvalidOperationForSystemState; iDRAC: 409 PSU501/PSU502): the system is
+// where it was asked to be.
 func (c *RedfishClient) ResetSystem(systemID, resetType string) error {
 	sys, err := c.system(systemID)
 	if err != nil {
 		return err
 	}
 	if _, err := sys.Reset(schemas.ResetType(resetType)); err != nil {
+		if want := resetTarget(resetType); want != "" && (isStatus(err, http.StatusBadRequest) || isStatus(err, http.StatusConflict)) {
+			if now, nerr := c.system(systemID); nerr == nil && string(now.PowerState) == want {
+				return nil
+			}
+		}
 		return c.wrap("reset system "+sys.ID+" ("+resetType+")", err)
 	}
 	return nil
+}
+
+// resetTarget is the power state a reset leaves the system in, "" for the
+// ones that restart it or leave it alone.
+func resetTarget(resetType string) string {
+	switch schemas.ResetType(resetType) {
+	case schemas.OnResetType, schemas.ForceOnResetType:
+		return string(schemas.OnPowerState)
+	case schemas.ForceOffResetType, schemas.GracefulShutdownResetType:
+		return string(schemas.OffPowerState)
+	}
+	return ""
 }
 
 // VerifyImage downloads url and compares its digest with want (a lower-case

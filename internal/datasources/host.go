@@ -205,15 +205,10 @@ func NewHosts() datasource.DataSource { return &hostsDataSource{} }
 type hostsDataSource struct{ base }
 
 type hostsModel struct {
-	ID                types.String          `tfsdk:"id"`
-	ProvisioningState types.String          `tfsdk:"provisioning_state"`
-	Labels            *tfglue.LabelSelector `tfsdk:"labels"`
-	ResourceClass     types.String          `tfsdk:"resource_class"`
-	Traits            types.Set             `tfsdk:"traits"`
-	Claimed           types.Bool            `tfsdk:"claimed"`
-	MinCPUs           types.Int64           `tfsdk:"min_cpus"`
-	MinRAMMebibytes   types.Int64           `tfsdk:"min_ram_mebibytes"`
-	MinDiskGigabytes  types.Int64           `tfsdk:"min_disk_gigabytes"`
+	ID                types.String `tfsdk:"id"`
+	ProvisioningState types.String `tfsdk:"provisioning_state"`
+	Claimed           types.Bool   `tfsdk:"claimed"`
+	tfglue.HostFilter
 
 	Hosts []hostSummaryModel `tfsdk:"hosts"`
 	IDs   types.List         `tfsdk:"ids"`
@@ -311,16 +306,7 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	sel := lifecycle.Selector{
-		ResourceClass:    m.ResourceClass.ValueString(),
-		MinCPUs:          int(m.MinCPUs.ValueInt64()),
-		MinRAMMebibytes:  int(m.MinRAMMebibytes.ValueInt64()),
-		MinDiskGigabytes: int(m.MinDiskGigabytes.ValueInt64()),
-	}
-	m.Labels.Apply(ctx, &sel, path.Root("labels"), &resp.Diagnostics)
-	if !m.Traits.IsNull() {
-		resp.Diagnostics.Append(m.Traits.ElementsAs(ctx, &sel.Traits, false)...)
-	}
+	sel := m.HostFilter.Selector(ctx, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -349,7 +335,6 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 	}
 	m.IDs = stringList(ids)
 	m.Names = stringList(names)
-	sort.Strings(sel.Traits)
 	raw, _ := json.Marshal(struct {
 		State   string
 		Claimed *bool

@@ -44,17 +44,12 @@ var (
 
 // claimModel is baremetal_host_claim's state.
 type claimModel struct {
-	ID               types.String          `tfsdk:"id"`
-	Name             types.String          `tfsdk:"name"`
-	Labels           *tfglue.LabelSelector `tfsdk:"labels"`
-	ResourceClass    types.String          `tfsdk:"resource_class"`
-	Traits           types.Set             `tfsdk:"traits"`
-	MinCPUs          types.Int64           `tfsdk:"min_cpus"`
-	MinRAMMebibytes  types.Int64           `tfsdk:"min_ram_mebibytes"`
-	MinDiskGigabytes types.Int64           `tfsdk:"min_disk_gigabytes"`
-	Candidates       types.Set             `tfsdk:"candidates"`
-	SpreadLabel      types.String          `tfsdk:"spread_label"`
-	Timeouts         timeouts.Value        `tfsdk:"timeouts"`
+	ID   types.String `tfsdk:"id"`
+	Name types.String `tfsdk:"name"`
+	tfglue.HostFilter
+	Candidates  types.Set      `tfsdk:"candidates"`
+	SpreadLabel types.String   `tfsdk:"spread_label"`
+	Timeouts    timeouts.Value `tfsdk:"timeouts"`
 
 	HostID       types.String `tfsdk:"host_id"`
 	HostName     types.String `tfsdk:"host_name"`
@@ -64,17 +59,7 @@ type claimModel struct {
 // selector builds the lifecycle selector from the model.
 func (m *claimModel) selector(ctx context.Context) (lifecycle.Selector, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	sel := lifecycle.Selector{
-		ResourceClass:    m.ResourceClass.ValueString(),
-		MinCPUs:          int(m.MinCPUs.ValueInt64()),
-		MinRAMMebibytes:  int(m.MinRAMMebibytes.ValueInt64()),
-		MinDiskGigabytes: int(m.MinDiskGigabytes.ValueInt64()),
-	}
-	m.Labels.Apply(ctx, &sel, path.Root("labels"), &diags)
-	if !m.Traits.IsNull() && !m.Traits.IsUnknown() {
-		diags.Append(m.Traits.ElementsAs(ctx, &sel.Traits, false)...)
-		sort.Strings(sel.Traits)
-	}
+	sel := m.HostFilter.Selector(ctx, &diags)
 	if !m.Candidates.IsNull() && !m.Candidates.IsUnknown() {
 		diags.Append(m.Candidates.ElementsAs(ctx, &sel.Candidates, false)...)
 		sort.Strings(sel.Candidates)
@@ -361,9 +346,11 @@ func (r *claimResource) ImportState(ctx context.Context, req resource.ImportStat
 		return
 	}
 	m := claimModel{
-		Name:          types.StringValue(c.Name),
-		ResourceClass: types.StringNull(), Traits: types.SetNull(types.StringType),
-		MinCPUs: types.Int64Null(), MinRAMMebibytes: types.Int64Null(), MinDiskGigabytes: types.Int64Null(),
+		Name: types.StringValue(c.Name),
+		HostFilter: tfglue.HostFilter{
+			ResourceClass: types.StringNull(), Traits: types.SetNull(types.StringType),
+			MinCPUs: types.Int64Null(), MinRAMMebibytes: types.Int64Null(), MinDiskGigabytes: types.Int64Null(),
+		},
 		Candidates: types.SetNull(types.StringType), SpreadLabel: types.StringNull(),
 		Timeouts: timeouts.Value{Object: types.ObjectNull(map[string]attr.Type{
 			"create": types.StringType, "delete": types.StringType,

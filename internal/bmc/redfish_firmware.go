@@ -9,8 +9,10 @@ import (
 )
 
 // This file is the firmware inventory of the UpdateService: the
-// components that belong to a system (a BMC serving several systems
-// relates each component to its owner). Updating them is update.go's.
+// components that belong to a system, its managers, its chassis and what
+// they contain (drives, NICs, storage controllers, power supplies). A BMC
+// serving several systems relates each component to its owner. Updating
+// them is update.go's.
 
 // FirmwareComponent is one entry of the firmware inventory.
 type FirmwareComponent struct {
@@ -20,6 +22,11 @@ type FirmwareComponent struct {
 	Updateable bool
 	// URI is the inventory item's @odata.id (a SimpleUpdate target).
 	URI string
+	// RelatedTo are the item's RelatedItem links, as the BMC gives them.
+	RelatedTo []string
+	// State is the item's Status.State ("Enabled", "StandbySpare", ...;
+	// "" when the BMC does not say).
+	State string
 }
 
 // Firmware reads the firmware inventory that belongs to systemID.
@@ -43,8 +50,9 @@ func (c *RedfishClient) firmware(sys *schemas.ComputerSystem) ([]FirmwareCompone
 	if err != nil {
 		return nil, c.wrap("read firmware inventory", err)
 	}
-	// A BMC serving several systems relates each component to its owner.
-	owners := map[string]bool{strings.TrimSuffix(sys.ODataID, "/"): true}
+	// The system, its managers and its chassis own what is at or under
+	// their URIs (Chassis/1/Drives/0, Systems/1/Storage/1, ...).
+	owners := []string{linkPath(sys.ODataID)}
 	var raw struct {
 		Links struct {
 			ManagedBy, Chassis []struct {
@@ -54,15 +62,19 @@ func (c *RedfishClient) firmware(sys *schemas.ComputerSystem) ([]FirmwareCompone
 	}
 	if json.Unmarshal(sys.RawData, &raw) == nil {
 		for _, l := range append(raw.Links.ManagedBy, raw.Links.Chassis...) {
-			owners[strings.TrimSuffix(l.ID, "/")] = true
+			owners = append(owners, linkPath(l.ID))
 		}
 	}
 	var out []FirmwareComponent
 	for _, it := range items {
-		if related := relatedItems(it.RawData); len(related) > 0 && !anyOwned(related, owners) {
+		related := relatedItems(it.RawData)
+		if len(related) > 0 && !anyOwned(related, owners) {
 			continue
 		}
-		out = append(out, FirmwareComponent{ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable, URI: it.ODataID})
+		out = append(out, FirmwareComponent{
+			ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable, URI: it.ODataID,
+			RelatedTo: related, State: string(it.Status.State),
+		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
@@ -79,15 +91,27 @@ func relatedItems(raw []byte) []string {
 	}
 	var out []string
 	for _, r := range v.RelatedItem {
-		out = append(out, strings.TrimSuffix(r.ID, "/"))
+		if r.ID != "" {
+			out = append(out, r.ID)
+		}
 	}
 	return out
 }
 
-func anyOwned(related []string, owners map[string]bool) bool {
+// linkPath is a link compared as BMCs mean it: without case (iLO spells
+// links in lower case), trailing slash or fragment.
+func linkPath(uri string) string {
+	p, _, _ := strings.Cut(strings.ToLower(uri), "#")
+	return strings.TrimRight(p, "/")
+}
+
+func anyOwned(related, owners []string) bool {
 	for _, r := range related {
-		if owners[r] {
-			return true
+		r = linkPath(r)
+		for _, o := range owners {
+			if o != "" && (r == o || strings.HasPrefix(r, o+"/")) {
+				return true
+			}
 		}
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -115,11 +116,14 @@ func TestReadInventoryFromProfile(t *testing.T) {
 	// Only sys-1's components, though the simulator serves two systems.
 	const fwItem = "/redfish/v1/UpdateService/FirmwareInventory/"
 	wantFW := []FirmwareComponent{
-		{ID: "sys-1-BIOS", Name: "System BIOS", Version: want.BIOSVersion, Updateable: true, URI: fwItem + "sys-1-BIOS"},
-		{ID: "sys-1-BMC", Name: "BMC Firmware", Version: want.BMCVersion, Updateable: true, URI: fwItem + "sys-1-BMC"},
-		{ID: "sys-1-NIC.1", Name: "Simulated 25GbE NIC", Version: "21.5.9", Updateable: true, URI: fwItem + "sys-1-NIC.1"},
+		{ID: "sys-1-BIOS", Name: "System BIOS", Version: want.BIOSVersion, Updateable: true, URI: fwItem + "sys-1-BIOS",
+			RelatedTo: []string{"/redfish/v1/Systems/sys-1"}, State: "Enabled"},
+		{ID: "sys-1-BMC", Name: "BMC Firmware", Version: want.BMCVersion, Updateable: true, URI: fwItem + "sys-1-BMC",
+			RelatedTo: []string{"/redfish/v1/Managers/sys-1"}, State: "Enabled"},
+		{ID: "sys-1-NIC.1", Name: "Simulated 25GbE NIC", Version: "21.5.9", Updateable: true, URI: fwItem + "sys-1-NIC.1",
+			RelatedTo: []string{"/redfish/v1/Systems/sys-1"}, State: "Enabled"},
 	}
-	if !slices.Equal(inv.Firmware, wantFW) {
+	if !reflect.DeepEqual(inv.Firmware, wantFW) {
 		t.Errorf("firmware = %+v\nwant %+v", inv.Firmware, wantFW)
 	}
 }

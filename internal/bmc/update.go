@@ -12,6 +12,7 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -49,9 +50,12 @@ var ErrUpdateFailed = errors.New("firmware update failed")
 
 // ResolveFirmwareComponent finds the inventory item a component name means:
 // "redfish:<Id>" the item with that Id; "bios" the one whose Id or Name says
-// BIOS (or "System ROM", as iLO names it); "bmc" the one that says BMC,
-// iDRAC, iLO or iRMC; "nic:<id>" the one whose Id is or ends with <id>.
-// An ambiguous or missing match is an error listing the items.
+// BIOS, System ROM (iLO) or UEFI (Lenovo); "bmc" the one that says BMC,
+// iDRAC, iLO, iRMC or XClarity Controller; "nic:<id>" the one whose Id is
+// or ends with <id>. Of several matches, the image the BMC runs is the one
+// (not iLO's "Redundant System ROM", iDRAC's "Previous-" rollback image,
+// Lenovo's "-Backup", nor an item in standby). An ambiguous or missing
+// match is an error listing the items.
 func ResolveFirmwareComponent(items []FirmwareComponent, component string) (FirmwareComponent, error) {
 	var match func(FirmwareComponent) bool
 	has := func(c FirmwareComponent, words ...string) bool {
@@ -68,20 +72,28 @@ func ResolveFirmwareComponent(items []FirmwareComponent, component string) (Firm
 		id := strings.TrimPrefix(component, "redfish:")
 		match = func(c FirmwareComponent) bool { return c.ID == id }
 	case component == "bios":
-		match = func(c FirmwareComponent) bool { return has(c, "bios", "system rom") }
+		match = func(c FirmwareComponent) bool { return has(c, "bios", "system rom") || uefiRE.MatchString(c.ID) || uefiRE.MatchString(c.Name) }
 	case component == "bmc":
-		match = func(c FirmwareComponent) bool { return has(c, "bmc", "idrac", "ilo", "irmc") }
+		match = func(c FirmwareComponent) bool {
+			return has(c, "bmc", "idrac", "irmc", "xclarity controller", "remote access controller") || iloRE.MatchString(c.ID+" "+c.Name)
+		}
 	case strings.HasPrefix(component, "nic:"):
 		id := strings.TrimPrefix(component, "nic:")
 		match = func(c FirmwareComponent) bool { return c.ID == id || strings.HasSuffix(c.ID, "-"+id) }
 	default:
 		return FirmwareComponent{}, fmt.Errorf("unknown component name %q", component)
 	}
-	var found []FirmwareComponent
+	var found, running []FirmwareComponent
 	for _, c := range items {
 		if match(c) {
 			found = append(found, c)
+			if !standbyImage(c) {
+				running = append(running, c)
+			}
 		}
+	}
+	if len(found) > 1 && len(running) == 1 {
+		found = running
 	}
 	ids := make([]string, len(items))
 	for i, c := range items {
@@ -97,8 +109,31 @@ func ResolveFirmwareComponent(items []FirmwareComponent, component string) (Firm
 		return FirmwareComponent{}, fmt.Errorf("the BMC's firmware inventory has no item for component %s; its items: %s "+
 			"(name one as \"redfish:<Id>\")", component, strings.Join(ids, ", "))
 	}
+	names := make([]string, len(found))
+	for i, c := range found {
+		names[i] = fmt.Sprintf("%s (%s)", c.ID, c.Name)
+	}
 	return FirmwareComponent{}, fmt.Errorf("component %s matches %d items of the BMC's firmware inventory (%s); name one as \"redfish:<Id>\"",
-		component, len(found), strings.Join(ids, ", "))
+		component, len(found), strings.Join(names, ", "))
+}
+
+var (
+	uefiRE = regexp.MustCompile(`(?i)^uefi($|[\s-])`) // Lenovo's BIOS, not "Dell 64 Bit uEFI Diagnostics"
+	iloRE  = regexp.MustCompile(`(?i)\bilo\b`)
+	// standbyRE are the words vendors mark the image they keep but do not
+	// run with: iLO's "Redundant System ROM", iDRAC's "Previous-" (and
+	// "Available-", staged but not installed), Lenovo's "BMC-Backup".
+	standbyRE = regexp.MustCompile(`(?i)\b(redundant|backup|previous|available|rollback|inactive|secondary|standby)\b`)
+)
+
+// standbyImage reports that an inventory item is an image the BMC keeps
+// but does not run.
+func standbyImage(c FirmwareComponent) bool {
+	switch schemas.State(c.State) {
+	case schemas.StandbySpareState, schemas.StandbyOfflineState, schemas.DisabledState, schemas.AbsentState:
+		return true
+	}
+	return standbyRE.MatchString(c.ID + " " + c.Name)
 }
 
 // UpdateFirmware installs imageURL on the inventory item (its @odata.id)

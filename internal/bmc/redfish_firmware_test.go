@@ -70,7 +70,7 @@ func TestResolveActiveImage(t *testing.T) {
 		{ID: "bios-b", Name: "BIOS", Updateable: true, State: "StandbySpare"},
 	}
 	for _, tc := range []struct {
-		items     []FirmwareComponent
+		items      []FirmwareComponent
 		comp, want string
 	}{
 		{lenovo, "bmc", "BMC-Primary"},

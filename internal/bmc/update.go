@@ -72,7 +72,9 @@ func ResolveFirmwareComponent(items []FirmwareComponent, component string) (Firm
 		id := strings.TrimPrefix(component, "redfish:")
 		match = func(c FirmwareComponent) bool { return c.ID == id }
 	case component == "bios":
-		match = func(c FirmwareComponent) bool { return has(c, "bios", "system rom") || uefiRE.MatchString(c.ID) || uefiRE.MatchString(c.Name) }
+		match = func(c FirmwareComponent) bool {
+			return has(c, "bios", "system rom") || uefiRE.MatchString(c.ID) || uefiRE.MatchString(c.Name)
+		}
 	case component == "bmc":
 		match = func(c FirmwareComponent) bool {
 			return has(c, "bmc", "idrac", "irmc", "xclarity controller", "remote access controller") || iloRE.MatchString(c.ID+" "+c.Name)

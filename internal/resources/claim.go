@@ -71,48 +71,25 @@ func (r *claimResource) Metadata(_ context.Context, req resource.MetadataRequest
 	resp.TypeName = req.ProviderTypeName + "_host_claim"
 }
 
-// importedKey marks, in private state, a claim that was imported: its
-// selector arguments are unknown, so setting them in configuration adopts
-// them instead of replacing the claim.
-const importedKey = "imported"
-
-func isImported(ctx context.Context, p interface {
-	GetKey(context.Context, string) ([]byte, diag.Diagnostics)
-}) bool {
-	if p == nil {
-		return false
-	}
-	b, _ := p.GetKey(ctx, importedKey)
-	return len(b) > 0
-}
-
 const claimReplaceDesc = "Changing the selector releases the host and claims again (a claim is immutable), " +
 	"except right after an import, when the configuration's selector is adopted."
 
 // The selector arguments require replacement, except when the prior state
 // is an import (the argument was null in state and the claim was imported).
 func replaceString() planmodifier.String {
-	return stringplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
-	}, claimReplaceDesc, claimReplaceDesc)
+	return stringplanmodifier.RequiresReplaceIf(replaceUnlessImported, claimReplaceDesc, claimReplaceDesc)
 }
 
 func replaceInt64() planmodifier.Int64 {
-	return int64planmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.Int64Request, resp *int64planmodifier.RequiresReplaceIfFuncResponse) {
-		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
-	}, claimReplaceDesc, claimReplaceDesc)
+	return int64planmodifier.RequiresReplaceIf(int64ReplaceUnlessImported, claimReplaceDesc, claimReplaceDesc)
 }
 
 func replaceSet() planmodifier.Set {
-	return setplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.SetRequest, resp *setplanmodifier.RequiresReplaceIfFuncResponse) {
-		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
-	}, claimReplaceDesc, claimReplaceDesc)
+	return setplanmodifier.RequiresReplaceIf(setReplaceUnlessImported, claimReplaceDesc, claimReplaceDesc)
 }
 
 func replaceObject() planmodifier.Object {
-	return objectplanmodifier.RequiresReplaceIf(func(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-		resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
-	}, claimReplaceDesc, claimReplaceDesc)
+	return objectplanmodifier.RequiresReplaceIf(objectReplaceUnlessImported, claimReplaceDesc, claimReplaceDesc)
 }
 
 func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
@@ -309,7 +286,7 @@ func (r *claimResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if plan.Name.IsUnknown() || plan.Name.IsNull() {
 		plan.Name = state.Name
 	}
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, nil)...)
+	resp.Diagnostics.Append(clearImported(ctx, resp.Private)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -358,5 +335,5 @@ func (r *claimResource) ImportState(ctx context.Context, req resource.ImportStat
 	}
 	m.set(c)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, []byte(`{"imported":true}`))...)
+	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
 }

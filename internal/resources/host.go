@@ -350,7 +350,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if !r.converge(ctx, h, &plan, &resp.State, &resp.Diagnostics, "Updating host "+spec.Name) {
 		return
 	}
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, nil)...)
+	resp.Diagnostics.Append(clearImported(ctx, resp.Private)...)
 }
 
 func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -397,5 +397,5 @@ func (r *hostResource) ImportState(ctx context.Context, req resource.ImportState
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("provisioning_state"), string(obs.State))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("online"), obs.PoweredOn != nil && *obs.PoweredOn)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("externally_provisioned"), obs.State == lifecycle.StateExternallyProvisioned)...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedKey, []byte(`{"imported":true}`))...)
+	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
 }

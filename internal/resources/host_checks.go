@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -59,20 +58,8 @@ func requiresReplaceOnceSet(_ context.Context, req planmodifier.StringRequest, r
 // (Ironic stores driver_info, not the BMC address, nor whether the driver
 // came from the address), so they are null in the imported state; a
 // configuration that sets them must not replace (delete and re-register)
-// the host it just imported. ImportState marks the host (importedKey); the
-// first update pushes them and clears the mark.
+// the host it just imported (replaceUnlessImported, see imported.go).
 const replaceUnlessImportedDoc = "Replaces the host when it changes, except when an imported host's state does not hold it yet."
-
-// replaceUnlessImported is RequiresReplace, except from a null value in the
-// state of an imported host.
-func replaceUnlessImported(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
-}
-
-// mapReplaceUnlessImported is replaceUnlessImported for maps.
-func mapReplaceUnlessImported(ctx context.Context, req planmodifier.MapRequest, resp *mapplanmodifier.RequiresReplaceIfFuncResponse) {
-	resp.RequiresReplace = !(req.StateValue.IsNull() && isImported(ctx, req.Private))
-}
 
 // ValidateConfig checks, at plan time and without Ironic, what needs
 // several attributes at once. The configuration is read into the model once

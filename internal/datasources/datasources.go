@@ -8,11 +8,13 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -72,6 +74,15 @@ func stringMap(m map[string]string) types.Map {
 		el[k] = types.StringValue(v)
 	}
 	return types.MapValueMust(types.StringType, el)
+}
+
+// hostIDAttribute is the host_id of a data source that reads one host.
+func hostIDAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		Required:    true,
+		Description: "The host: Ironic node UUID or name.",
+		Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
 }
 
 func computedString(desc string) schema.StringAttribute {

@@ -3,10 +3,8 @@ package datasources
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
@@ -47,12 +45,8 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"Ironic's firmware API (API 1.86+; the bios, bmc and nic components) when it lists any, else from the BMC's " +
 			"Redfish FirmwareInventory when `bmc` is given; plus the BIOS version. `source` says which.",
 		Attributes: map[string]schema.Attribute{
-			"id": computedString("The Ironic node UUID."),
-			"host_id": schema.StringAttribute{
-				Required:    true,
-				Description: "The host: Ironic node UUID or name.",
-				Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"id":           computedString("The Ironic node UUID."),
+			"host_id":      hostIDAttribute(),
 			"bmc":          bmcCredentialsAttribute("lists no firmware components"),
 			"source":       computedString("Where the components came from: `ironic` (firmware API), `redfish` (the BMC) or `none`."),
 			"bios_version": computedString("The BIOS version (the `bios` component's, else the system's BiosVersion)."),

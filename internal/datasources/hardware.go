@@ -3,7 +3,6 @@ package datasources
 import (
 	"context"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -96,12 +95,8 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"BIOS firmware and hostname. It comes from Ironic's inventory API when Ironic holds an inspection, else from the " +
 			"BMC over Redfish when `bmc` is given, else from the node's properties and ports; `source` says which.",
 		Attributes: map[string]schema.Attribute{
-			"id": str("The Ironic node UUID."),
-			"host_id": schema.StringAttribute{
-				Required:    true,
-				Description: "The host: Ironic node UUID or name.",
-				Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"id":            str("The Ironic node UUID."),
+			"host_id":       hostIDAttribute(),
 			"bmc":           bmcCredentialsAttribute("holds no inspection inventory"),
 			"source":        str("Where the data came from: `inventory` (Ironic inspection), `redfish` (the BMC) or `properties` (node properties and ports)."),
 			"host_name":     str("The host's name (the Ironic node name)."),

@@ -117,18 +117,9 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"refused at plan and at apply, and destroy only forgets the deployment: the host keeps its OS and disks, stays " +
 			"provisioned and in maintenance, and nothing is written to Ironic." + otherMaintenanceDoc,
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The host's Ironic node UUID.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"host_id": schema.StringAttribute{
-				Required: true,
-				Description: "The host to deploy: a `baremetal_host`'s `id` (or its name). It must be `available`. " +
-					"Changing it replaces the deployment.",
-				PlanModifiers: replaceString,
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"id": nodeIDAttribute(),
+			"host_id": hostIDAttribute("The host to deploy: a `baremetal_host`'s `id` (or its name). It must be `available`. " +
+				"Changing it replaces the deployment."),
 			"image": schema.SingleNestedAttribute{
 				Optional: true,
 				Description: "The image to write to the host's root disk (BMO `spec.image`). The checksum rules are checked " +

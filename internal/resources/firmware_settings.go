@@ -9,15 +9,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -63,18 +60,9 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 			"(`baremetal_host` `detached = true`) a change is refused at plan and at apply, and destroy only forgets the " +
 			"settings, also with `reset_on_destroy`: nothing is written to Ironic." + otherMaintenanceDoc,
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The host's Ironic node UUID.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"host_id": schema.StringAttribute{
-				Required: true,
-				Description: "The host: a `baremetal_host`'s `id` (or its name). It must be `available` or `provisioned` when " +
-					"settings change. Changing it replaces the resource.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"id": nodeIDAttribute(),
+			"host_id": hostIDAttribute("The host: a `baremetal_host`'s `id` (or its name). It must be `available` or `provisioned` when " +
+				"settings change. Changing it replaces the resource."),
 			"settings": schema.MapAttribute{
 				Optional:    true,
 				ElementType: types.StringType,

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -99,17 +98,8 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 			"resource (updates again); destroying it forgets it and leaves the firmware as it is. Updates on a detached host " +
 			"(`baremetal_host` `detached = true`) are refused at plan and at apply." + otherMaintenanceDoc,
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The host's Ironic node UUID.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"host_id": schema.StringAttribute{
-				Required:      true,
-				Description:   "The host: a `baremetal_host`'s `id` (or its name). Changing it replaces the resource.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-			},
+			"id":      nodeIDAttribute(),
+			"host_id": hostIDAttribute("The host: a `baremetal_host`'s `id` (or its name). Changing it replaces the resource."),
 			"updates": schema.ListNestedAttribute{
 				Required:      true,
 				Description:   "The updates, applied in this order (each component at most once). Changing them replaces the resource.",

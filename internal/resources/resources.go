@@ -10,10 +10,14 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -105,6 +109,27 @@ func timeoutsAttribute(ctx context.Context, opts timeouts.Opts) schema.Attribute
 		}
 	}
 	return a
+}
+
+// nodeIDAttribute is the id of a resource that acts on one host: the
+// host's node UUID, kept across plans.
+func nodeIDAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		Computed:      true,
+		Description:   "The host's Ironic node UUID.",
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+	}
+}
+
+// hostIDAttribute is the host_id of a resource that acts on one host:
+// required, never empty, and changing it replaces the resource.
+func hostIDAttribute(desc string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Required:      true,
+		Description:   desc,
+		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
 }
 
 // statusModel is a model whose computed attributes come from the host's

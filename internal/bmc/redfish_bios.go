@@ -24,10 +24,33 @@ type BIOSAttribute struct {
 	ReadOnly      bool
 	ResetRequired bool
 	CurrentValue  any
+	// Locks are the registry's Dependencies that make the attribute
+	// read-only or hidden while other attributes have some values.
+	Locks []BIOSLock
 }
 
-// BIOSInfo are the BIOS attributes; Registry is empty when the BMC did not
-// publish the attribute registry (then only names and values are known).
+// BIOSLock is one registry dependency on an attribute: Property
+// ("ReadOnly", "Hidden" or "GrayOut") is true while the conditions hold.
+type BIOSLock struct {
+	Property string
+	When     []BIOSCondition
+}
+
+// BIOSCondition compares another attribute's current value with Value:
+// Condition is EQU, NEQ, GTR, GEQ, LSS or LEQ; Or joins it to the
+// conditions before it with OR instead of AND.
+type BIOSCondition struct {
+	Attribute string
+	Condition string
+	Value     any
+	Or        bool
+}
+
+// BIOSInfo are the BIOS attributes the system has (its Bios resource's
+// Attributes, not every attribute of a registry written for a family of
+// platforms), with their registry entries; Registry is empty when the BMC
+// did not publish the attribute registry (then only names and values are
+// known).
 type BIOSInfo struct {
 	Registry   string
 	Attributes []BIOSAttribute // sorted by name
@@ -55,28 +78,59 @@ func (c *RedfishClient) bios(sys *schemas.ComputerSystem) (BIOSInfo, error) {
 		return BIOSInfo{}, err
 	}
 	info := BIOSInfo{}
-	seen := map[string]bool{}
+	entries := map[string]schemas.Attributes{}
+	locks := map[string][]BIOSLock{}
 	if reg != nil {
 		info.Registry = b.AttributeRegistry
 		for _, a := range reg.RegistryEntries.Attributes {
-			if a.AttributeName == "" || a.Hidden {
-				continue
+			entries[a.AttributeName] = a
+		}
+		for _, d := range reg.RegistryEntries.Dependencies {
+			if l, ok := registryLock(d); ok {
+				locks[d.Dependency.MapToAttribute] = append(locks[d.Dependency.MapToAttribute], l)
 			}
-			current, ok := b.Attributes[a.AttributeName]
-			if !ok {
-				current = a.CurrentValue
-			}
-			seen[a.AttributeName] = true
-			info.Attributes = append(info.Attributes, registryAttribute(a, current))
 		}
 	}
 	for name, v := range b.Attributes {
-		if !seen[name] {
+		a, ok := entries[name]
+		switch {
+		case !ok:
 			info.Attributes = append(info.Attributes, BIOSAttribute{Name: name, CurrentValue: v})
+		case !a.Hidden:
+			attr := registryAttribute(a, v)
+			attr.Locks = locks[name]
+			info.Attributes = append(info.Attributes, attr)
 		}
 	}
 	sort.Slice(info.Attributes, func(i, j int) bool { return info.Attributes[i].Name < info.Attributes[j].Name })
 	return info, nil
+}
+
+// registryLock reads a Map dependency that makes its attribute read-only,
+// greyed out or hidden on the current values of others; ok is false for
+// the other kinds (values, bounds, texts), which the provider ignores.
+func registryLock(d schemas.Dependencies) (BIOSLock, bool) {
+	dep := d.Dependency
+	switch dep.MapToProperty {
+	case schemas.ReadOnlyMapToProperty, schemas.GrayOutMapToProperty, schemas.HiddenMapToProperty:
+	default:
+		return BIOSLock{}, false
+	}
+	if on, _ := dep.MapToValue.(bool); !on || dep.MapToAttribute == "" || len(dep.MapFrom) == 0 ||
+		(d.Type != "" && d.Type != schemas.MapDependencyType) {
+		return BIOSLock{}, false
+	}
+	l := BIOSLock{Property: string(dep.MapToProperty)}
+	for _, f := range dep.MapFrom {
+		if f.MapFromProperty != "" && f.MapFromProperty != schemas.CurrentValueMapFromProperty {
+			return BIOSLock{}, false
+		}
+		l.When = append(l.When, BIOSCondition{
+			Attribute: f.MapFromAttribute, Condition: string(f.MapFromCondition), Value: f.MapFromValue,
+			Or: f.MapTerms == schemas.ORMapTerms,
+		})
+	}
+	return l, true
 }
 
 func registryAttribute(a schemas.Attributes, current any) BIOSAttribute {

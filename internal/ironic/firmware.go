@@ -91,7 +91,7 @@ func (c *Catalog) BIOS(ctx context.Context, idOrName string, redfish *lifecycle.
 			LowerBound: a.LowerBound, UpperBound: a.UpperBound,
 			MinLength: int64p(a.MinLength), MaxLength: int64p(a.MaxLength),
 			ReadOnly: a.ReadOnly, ResetRequired: a.ResetRequired,
-			Value: redfishValue(a.CurrentValue),
+			Value: redfishValue(a.CurrentValue), Locks: biosLocks(a.Locks),
 		}
 		// Ironic's cached value, when it has one, is what the diff and
 		// the drift compare against.
@@ -101,6 +101,22 @@ func (c *Catalog) BIOS(ctx context.Context, idOrName string, redfish *lifecycle.
 		out.Settings[a.Name] = s
 	}
 	return out, nil
+}
+
+// biosLocks are the registry dependencies of one attribute, with values
+// rendered as Ironic stores them.
+func biosLocks(locks []bmc.BIOSLock) []lifecycle.BIOSLock {
+	var out []lifecycle.BIOSLock
+	for _, l := range locks {
+		ll := lifecycle.BIOSLock{Property: l.Property}
+		for _, c := range l.When {
+			ll.When = append(ll.When, lifecycle.BIOSCondition{
+				Attribute: c.Attribute, Condition: c.Condition, Value: redfishValue(c.Value), Or: c.Or,
+			})
+		}
+		out = append(out, ll)
+	}
+	return out
 }
 
 // listBIOS reads GET /v1/nodes/{id}/bios, with detail where the API has it.
@@ -343,7 +359,9 @@ func (c *Catalog) Firmware(ctx context.Context, idOrName string, redfish *lifecy
 	}
 	out.Source, out.BIOSVersion = lifecycle.FirmwareSourceRedfish, facts.BIOSVersion
 	for _, it := range items {
-		out.Components = append(out.Components, lifecycle.FirmwareComponent{ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable})
+		out.Components = append(out.Components, lifecycle.FirmwareComponent{
+			ID: it.ID, Name: it.Name, Version: it.Version, Updateable: it.Updateable, RelatedTo: it.RelatedTo,
+		})
 	}
 	return out, nil
 }

@@ -40,6 +40,26 @@ type BIOSSetting struct {
 	MaxLength       *int64
 	ReadOnly        bool
 	ResetRequired   bool
+	// Locks are the registry's dependencies that make the setting
+	// read-only or hidden while other settings have some values.
+	Locks []BIOSLock
+}
+
+// BIOSLock is one dependency of the BIOS attribute registry: the setting
+// is Property ("ReadOnly", "GrayOut" or "Hidden") while every condition
+// holds (each joined to the ones before it with AND, or OR when Or).
+type BIOSLock struct {
+	Property string
+	When     []BIOSCondition
+}
+
+// BIOSCondition compares the value of another setting: Condition is EQU,
+// NEQ, GTR, GEQ, LSS or LEQ.
+type BIOSCondition struct {
+	Attribute string
+	Condition string
+	Value     string
+	Or        bool
 }
 
 // BIOS is what a host's firmware settings look like now (BMO's
@@ -125,9 +145,12 @@ func (e SettingError) Error() string {
 // BMO's FirmwareSchema.ValidateSetting does (firmwareschema_types.go):
 // names with "Password", unknown names, read-only settings, values outside
 // an enumeration, integers out of bounds or not integers, strings of the
-// wrong length, non-booleans for booleans and unknown types. Without a
-// schema (SchemaSourceNone, or b nil) only the Password rule applies.
-// Errors are sorted by name.
+// wrong length, non-booleans for booleans and unknown types; and, beyond
+// BMO, settings the registry's dependencies make read-only or hidden with
+// the values the BIOS will have (the current ones with these settings
+// applied), naming the setting that locks them. Without a schema
+// (SchemaSourceNone, or b nil) only the Password rule applies. Errors are
+// sorted by name.
 func ValidateFirmwareSettings(settings map[string]string, b *BIOS) []SettingError {
 	var errs []SettingError
 	for _, name := range sortedKeys(settings) {
@@ -149,9 +172,87 @@ func ValidateFirmwareSettings(settings map[string]string, b *BIOS) []SettingErro
 		}
 		if msg := checkSetting(s, value); msg != "" {
 			bad("%s", msg)
+			continue
+		}
+		if msg := lockedBy(s, b, settings); msg != "" {
+			bad("%s", msg)
 		}
 	}
 	return errs
+}
+
+// lockedBy says which dependency locks s with the values the BIOS will
+// have, naming the controlling setting; "" when none does.
+func lockedBy(s BIOSSetting, b *BIOS, settings map[string]string) string {
+	valueOf := func(name string) (string, bool) {
+		if v, ok := settings[name]; ok {
+			return v, true
+		}
+		cur, ok := b.Settings[name]
+		return cur.Value, ok
+	}
+	for _, l := range s.Locks {
+		holds := false
+		for i, c := range l.When {
+			v, _ := valueOf(c.Attribute)
+			ok := conditionHolds(v, c.Condition, c.Value)
+			switch {
+			case i == 0:
+				holds = ok
+			case c.Or:
+				holds = holds || ok
+			default:
+				holds = holds && ok
+			}
+		}
+		if !holds {
+			continue
+		}
+		state := map[string]string{"ReadOnly": "read-only", "GrayOut": "read-only (greyed out)", "Hidden": "hidden"}[l.Property]
+		var why, now []string
+		for _, c := range l.When {
+			why = append(why, fmt.Sprintf("%s %s %q", c.Attribute, conditionWords[c.Condition], c.Value))
+			v, _ := valueOf(c.Attribute)
+			now = append(now, fmt.Sprintf("%s = %q", c.Attribute, v))
+		}
+		return fmt.Sprintf("the setting is %s while %s (the BIOS registry makes it %s when %s): change %s in these "+
+			"settings, or first", state, strings.Join(now, ", "), state, strings.Join(why, ", "), l.When[0].Attribute)
+	}
+	return ""
+}
+
+var conditionWords = map[string]string{"EQU": "is", "NEQ": "is not", "GTR": "is above", "GEQ": "is at least", "LSS": "is below", "LEQ": "is at most"}
+
+// conditionHolds compares a setting's value with a dependency's: as
+// numbers when both are, as booleans ignoring case, else as strings.
+func conditionHolds(v, cond, want string) bool {
+	a, errA := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	b, errB := strconv.ParseFloat(strings.TrimSpace(want), 64)
+	if errA != nil || errB != nil {
+		eq := v == want || (isBool(v) && isBool(want) && strings.EqualFold(v, want))
+		switch cond {
+		case "EQU":
+			return eq
+		case "NEQ":
+			return !eq
+		}
+		return false
+	}
+	switch cond {
+	case "EQU":
+		return a == b
+	case "NEQ":
+		return a != b
+	case "GTR":
+		return a > b
+	case "GEQ":
+		return a >= b
+	case "LSS":
+		return a < b
+	case "LEQ":
+		return a <= b
+	}
+	return false
 }
 
 // checkSetting is one setting's rules; "" means valid.
@@ -374,6 +475,10 @@ type FirmwareComponent struct {
 	Name       string
 	Version    string
 	Updateable bool
+	// RelatedTo are the Redfish resources the component belongs to (its
+	// RelatedItem links: the system, a manager, a drive, a NIC, ...);
+	// empty from Ironic's firmware API.
+	RelatedTo []string
 }
 
 // FirmwareInventory is BMO's HostFirmwareComponents status: the

@@ -283,3 +283,42 @@ func TestServiceFirmwareUnsupported(t *testing.T) {
 		t.Errorf("old Ironic: %v", err)
 	}
 }
+
+// The registry's dependencies lock a setting with the values the BIOS
+// will have: the current ones with the wanted ones applied.
+func TestValidateFirmwareSettingsDependencies(t *testing.T) {
+	b := &BIOS{SchemaSource: SchemaSourceRedfish, Settings: map[string]BIOSSetting{
+		"WorkloadProfile": {Name: "WorkloadProfile", Value: "GeneralPowerEfficientCompute", Type: AttrEnumeration,
+			AllowableValues: []string{"GeneralPowerEfficientCompute", "Custom"}},
+		"PowerRegulator": {Name: "PowerRegulator", Value: "DynamicPowerSavings", Type: AttrEnumeration,
+			AllowableValues: []string{"DynamicPowerSavings", "OsControl"},
+			Locks:           []BIOSLock{{Property: "ReadOnly", When: []BIOSCondition{{Attribute: "WorkloadProfile", Condition: "NEQ", Value: "Custom"}}}}},
+		"ProcVirtualization": {Name: "ProcVirtualization", Value: "Disabled", Type: AttrEnumeration, AllowableValues: []string{"Enabled", "Disabled"}},
+		"Cores":              {Name: "Cores", Value: "8", Type: AttrInteger},
+		"NicDma": {Name: "NicDma", Value: "Enabled", Type: AttrEnumeration, AllowableValues: []string{"Enabled", "Disabled"},
+			Locks: []BIOSLock{{Property: "Hidden", When: []BIOSCondition{
+				{Attribute: "ProcVirtualization", Condition: "EQU", Value: "Disabled"},
+				{Attribute: "Cores", Condition: "LSS", Value: "4", Or: true},
+			}}}},
+	}}
+	for _, c := range []struct {
+		settings map[string]string
+		want     string
+	}{
+		{map[string]string{"PowerRegulator": "OsControl"}, `BIOS setting "PowerRegulator" = "OsControl": the setting is read-only while ` +
+			`WorkloadProfile = "GeneralPowerEfficientCompute" (the BIOS registry makes it read-only when WorkloadProfile is not ` +
+			`"Custom"): change WorkloadProfile in these settings, or first`},
+		{map[string]string{"PowerRegulator": "OsControl", "WorkloadProfile": "Custom"}, ""},
+		{map[string]string{"NicDma": "Disabled"}, `the setting is hidden while ProcVirtualization = "Disabled", Cores = "8"`},
+		{map[string]string{"NicDma": "Disabled", "ProcVirtualization": "Enabled"}, ""},
+		{map[string]string{"NicDma": "Disabled", "ProcVirtualization": "Enabled", "Cores": "2"}, "hidden"},
+	} {
+		errs := ValidateFirmwareSettings(c.settings, b)
+		switch {
+		case c.want == "" && len(errs) != 0:
+			t.Errorf("%v: %v", c.settings, errs)
+		case c.want != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want)):
+			t.Errorf("%v: %v\nwant %s", c.settings, errs, c.want)
+		}
+	}
+}

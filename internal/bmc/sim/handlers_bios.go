@@ -67,7 +67,7 @@ func (s *Server) handleBiosPatch(w http.ResponseWriter, r *http.Request) {
 			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyUnknown", "unknown BIOS attribute "+name, name)
 			return
 		}
-		if why := sys.locked(name); why != "" {
+		if why := sys.locked(name, body.Attributes); why != "" {
 			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyNotWritable", why, name)
 			return
 		}

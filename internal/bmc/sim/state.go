@@ -134,15 +134,20 @@ func (sys *system) fwID(comp string) string {
 }
 
 // locked says which dependency of the registry makes attribute name
-// read-only or hidden with the current values ("" when none); s.mu held.
-func (sys *system) locked(name string) string {
+// read-only or hidden with the current values overlaid with those of the
+// same request ("" when none); s.mu held.
+func (sys *system) locked(name string, with map[string]any) string {
 	for _, d := range sys.profile.BIOSDependencies {
 		if d.Attribute != name || len(d.When) == 0 {
 			continue
 		}
 		holds := false
 		for i, c := range d.When {
-			ok := compareBIOS(sys.biosCurrent[c.Attribute], c.Condition, normalizeValue(c.Value))
+			cur, set := with[c.Attribute]
+			if !set {
+				cur = sys.biosCurrent[c.Attribute]
+			}
+			ok := compareBIOS(normalizeValue(cur), c.Condition, normalizeValue(c.Value))
 			switch {
 			case i == 0:
 				holds = ok

@@ -96,23 +96,9 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 				Description: "On destroy, run Ironic's `bios.factory_reset` step (manual cleaning, or servicing on a " +
 					"provisioned host). Default false: destroy forgets the settings and leaves the BIOS as it is.",
 			},
-			"bmc": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "The host's BMC, for reading the BIOS attribute registry over Redfish when Ironic's BIOS " +
-					"interface does not report one (Ironic masks the BMC password, so it is needed again here).",
-				Attributes: map[string]schema.Attribute{
-					"address": schema.StringAttribute{
-						Required:    true,
-						Description: "BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme).",
-						Validators:  []validator.String{validators.RedfishBMCAddress()},
-					},
-					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
-					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
-					"disable_certificate_verification": schema.BoolAttribute{
-						Optional: true, Description: "Skip TLS certificate verification of the BMC.",
-					},
-				},
-			},
+			"bmc": redfishBMCAttribute("The host's BMC, for reading the BIOS attribute registry over Redfish when Ironic's BIOS "+
+				"interface does not report one (Ironic masks the BMC password, so it is needed again here).",
+				"BMC address as in `baremetal_host.bmc.address` (a Redfish-family scheme)."),
 			"current": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,

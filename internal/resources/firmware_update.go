@@ -132,24 +132,10 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 					},
 				}},
 			},
-			"bmc": schema.SingleNestedAttribute{
-				Optional: true,
-				Description: "The host's BMC, for updates through Redfish (needed when Ironic has no firmware API, as Ironic " +
-					"21.4 at API 1.82: Ironic masks the BMC password, so it is needed again here).",
-				Attributes: map[string]schema.Attribute{
-					"address": schema.StringAttribute{
-						Required: true,
-						Description: "BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`ipmi://` and " +
-							"`libvirt://` are refused at validate).",
-						Validators: []validator.String{validators.RedfishBMCAddress()},
-					},
-					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
-					"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
-					"disable_certificate_verification": schema.BoolAttribute{
-						Optional: true, Description: "Skip TLS certificate verification of the BMC.",
-					},
-				},
-			},
+			"bmc": redfishBMCAttribute("The host's BMC, for updates through Redfish (needed when Ironic has no firmware API, as Ironic "+
+				"21.4 at API 1.82: Ironic masks the BMC password, so it is needed again here).",
+				"BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`ipmi://` and "+
+					"`libvirt://` are refused at validate)."),
 			"method": schema.StringAttribute{
 				Computed: true,
 				Description: "How the updates ran: `ironic` (Ironic's `firmware.update` step) or `redfish` (the BMC's " +

@@ -132,6 +132,28 @@ func hostIDAttribute(desc string) schema.StringAttribute {
 	}
 }
 
+// redfishBMCAttribute is the optional bmc block (tfglue.BMCModel) of the
+// resources that reach the host's BMC over Redfish themselves; desc says
+// what for, addressDesc which addresses it takes.
+func redfishBMCAttribute(desc, addressDesc string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional:    true,
+		Description: desc,
+		Attributes: map[string]schema.Attribute{
+			"address": schema.StringAttribute{
+				Required:    true,
+				Description: addressDesc,
+				Validators:  []validator.String{validators.RedfishBMCAddress()},
+			},
+			"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
+			"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
+			"disable_certificate_verification": schema.BoolAttribute{
+				Optional: true, Description: "Skip TLS certificate verification of the BMC.",
+			},
+		},
+	}
+}
+
 // statusModel is a model whose computed attributes come from the host's
 // status and what Ironic says of its node.
 type statusModel interface {

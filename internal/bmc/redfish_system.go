@@ -42,9 +42,9 @@ type CPUInfo struct {
 // NICInfo is one Ethernet interface.
 type NICInfo struct {
 	ID        string
-	Name      string
+	Name      string // as the BMC names it: may be empty (iLO) or the same for all (iDRAC)
 	MAC       string // lower case
-	SpeedGbps int
+	SpeedMbps int    // 0 when the BMC does not say
 	LinkUp    bool
 }
 
@@ -245,7 +245,7 @@ func (c *RedfishClient) nics(sys *schemas.ComputerSystem) ([]NICInfo, error) {
 		}
 		out = append(out, NICInfo{
 			ID: e.ID, Name: e.Name, MAC: strings.ToLower(mac),
-			SpeedGbps: gofish.Deref(e.SpeedMbps) / 1000,
+			SpeedMbps: gofish.Deref(e.SpeedMbps),
 			LinkUp:    e.LinkStatus == schemas.LinkUpLinkStatus,
 		})
 	}

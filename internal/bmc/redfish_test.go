@@ -71,7 +71,7 @@ func TestReadInventoryFromProfile(t *testing.T) {
 	}
 	for i, n := range inv.NICs {
 		w := want.NICs[i]
-		if n.ID != w.Name || n.MAC != w.MAC || n.SpeedGbps != w.SpeedMbps/1000 || n.LinkUp != w.LinkUp {
+		if n.ID != w.Name || n.MAC != w.MAC || n.SpeedMbps != w.SpeedMbps || n.LinkUp != w.LinkUp {
 			t.Errorf("nic %d = %+v, want %+v", i, n, w)
 		}
 	}

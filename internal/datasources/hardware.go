@@ -117,11 +117,11 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"nics": schema.ListNestedAttribute{
 				Computed: true, Description: "Network interfaces.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":       str("Interface name (e.g. `eth0`)."),
+					"name":       str("Interface name (e.g. `eth0`); from Redfish the interface's own Name, else its Id with its MAC (`1 (94:40:c9:5e:7a:c0)`)."),
 					"model":      str("Vendor and product, when known."),
 					"mac":        str("MAC address."),
 					"ip":         str("IP address seen during inspection, when known."),
-					"speed_gbps": computedInt("Link speed in Gbps (0 when unknown)."),
+					"speed_gbps": computedInt("Link speed in Gbps; null when unknown (a BMC that does not say, or says 0)."),
 					"pxe":        computedBool("Whether the host PXE-boots from this interface."),
 					"vlan_ids": schema.ListAttribute{
 						Computed: true, ElementType: types.Int64Type, Description: "VLAN ids seen on the interface.",
@@ -134,7 +134,7 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"name":                 str("Device name (e.g. `/dev/sda`), or a by-path name."),
 					"type":                 str("`HDD`, `SSD` or `NVME`."),
 					"size_bytes":           computedInt("Size in bytes."),
-					"vendor":               str("Vendor."),
+					"vendor":               str("Vendor; null when unknown."),
 					"model":                str("Model."),
 					"serial_number":        str("Serial number."),
 					"wwn":                  str("World Wide Name."),
@@ -158,7 +158,7 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"bios": schema.SingleNestedAttribute{
 						Computed: true, Description: "BIOS firmware.",
 						Attributes: map[string]schema.Attribute{
-							"vendor":  str("BIOS vendor."),
+							"vendor":  str("BIOS vendor; null when unknown (Redfish does not say)."),
 							"version": str("BIOS version."),
 							"date":    str("BIOS release date."),
 						},
@@ -216,7 +216,7 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 		}
 		m.NICs = append(m.NICs, nicModel{
 			Name: types.StringValue(n.Name), Model: types.StringValue(n.Model), MAC: types.StringValue(n.MAC),
-			IP: types.StringValue(n.IP), SpeedGbps: types.Int64Value(int64(n.SpeedGbps)), PXE: types.BoolValue(n.PXE),
+			IP: types.StringValue(n.IP), SpeedGbps: speedGbps(n.SpeedGbps), PXE: types.BoolValue(n.PXE),
 			VLANIDs: types.ListValueMust(types.Int64Type, vlans),
 		})
 	}
@@ -224,7 +224,7 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 	for _, s := range hw.Storage {
 		m.Storage = append(m.Storage, storageModel{
 			Name: types.StringValue(s.Name), Type: types.StringValue(s.Type), SizeBytes: types.Int64Value(s.SizeBytes),
-			Vendor: types.StringValue(s.Vendor), Model: types.StringValue(s.Model), SerialNumber: types.StringValue(s.SerialNumber),
+			Vendor: knownString(s.Vendor), Model: types.StringValue(s.Model), SerialNumber: types.StringValue(s.SerialNumber),
 			WWN: types.StringValue(s.WWN), WWNWithExtension: types.StringValue(s.WWNWithExtension),
 			WWNVendorExtension: types.StringValue(s.WWNVendorExtension), HCTL: types.StringValue(s.HCTL),
 			Rotational: types.BoolValue(s.Rotational),
@@ -236,7 +236,7 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 		SerialNumber: types.StringValue(hw.SystemVendor.SerialNumber),
 	}
 	m.Firmware = &firmwareModel{BIOS: biosModel{
-		Vendor: types.StringValue(hw.Firmware.BIOSVendor), Version: types.StringValue(hw.Firmware.BIOSVersion),
+		Vendor: knownString(hw.Firmware.BIOSVendor), Version: types.StringValue(hw.Firmware.BIOSVersion),
 		Date: types.StringValue(hw.Firmware.BIOSDate),
 	}}
 }
@@ -263,4 +263,20 @@ func bmcCredentialsAttribute(usedWhen string) schema.SingleNestedAttribute {
 			},
 		},
 	}
+}
+
+// speedGbps is a link speed, null when unknown.
+func speedGbps(g *int) types.Int64 {
+	if g == nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(*g))
+}
+
+// knownString is s, null when empty (unknown).
+func knownString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
 }

@@ -129,7 +129,7 @@ func hardwareFromInventory(data *nodes.InventoryData) *lifecycle.HardwareData {
 			Name:      intf.Name,
 			Model:     strings.TrimLeft(intf.Vendor+" "+intf.Product, " "),
 			MAC:       intf.MACAddress,
-			SpeedGbps: intf.SpeedMbps / 1000,
+			SpeedGbps: gbps(intf.SpeedMbps),
 			PXE:       pxe,
 			VLANIDs:   vlans,
 		}
@@ -320,15 +320,15 @@ func hardwareFromRedfish(inv *bmc.Inventory, pts []portInfo) *lifecycle.Hardware
 			pxe[p.MAC] = true
 		}
 	}
+	names := map[string]int{}
 	for _, nic := range inv.NICs {
-		name := nic.ID
-		if name == "" {
-			name = nic.Name
-		}
+		names[strings.TrimSpace(nic.Name)]++
+	}
+	for _, nic := range inv.NICs {
 		hd.NICs = append(hd.NICs, lifecycle.HardwareNIC{
-			Name:      name,
+			Name:      redfishNICName(nic, names),
 			MAC:       nic.MAC,
-			SpeedGbps: nic.SpeedGbps,
+			SpeedGbps: gbps(nic.SpeedMbps),
 			PXE:       pxe[normalizeMAC(nic.MAC)],
 		})
 	}
@@ -355,6 +355,32 @@ func hardwareFromRedfish(inv *bmc.Inventory, pts []portInfo) *lifecycle.Hardware
 		})
 	}
 	return hd
+}
+
+// redfishNICName is the best name a BMC gives an interface: its Name when
+// it has one of its own (iLO leaves it empty, iDRAC names every interface
+// "System Ethernet Interface"), else its Id with its MAC.
+func redfishNICName(nic bmc.NICInfo, names map[string]int) string {
+	if n := strings.TrimSpace(nic.Name); n != "" && names[n] == 1 {
+		return n
+	}
+	switch {
+	case nic.ID != "" && nic.MAC != "":
+		return nic.ID + " (" + nic.MAC + ")"
+	case nic.ID != "":
+		return nic.ID
+	}
+	return nic.MAC
+}
+
+// gbps is a link speed in Gbps; nil when unknown (0 Mbps: BMCs and the
+// agent say 0 or nothing when they do not know).
+func gbps(mbps int) *int {
+	if mbps <= 0 {
+		return nil
+	}
+	g := mbps / 1000
+	return &g
 }
 
 // ---------------------------------------------------------------------------

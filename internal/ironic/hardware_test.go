@@ -233,7 +233,7 @@ func TestHardwareInventory(t *testing.T) {
 	var got []nic
 	for _, n := range hd.NICs {
 		vl, _ := json.Marshal(n.VLANIDs)
-		got = append(got, nic{n.Name, n.IP, n.MAC, n.Model, n.SpeedGbps, n.PXE, string(vl)})
+		got = append(got, nic{n.Name, n.IP, n.MAC, n.Model, deref(n.SpeedGbps), n.PXE, string(vl)})
 	}
 	want := []nic{
 		{"eno1", "192.168.111.20", "B4:96:91:1A:2B:3C", "0x8086 0x1593", 25, true, "[100,200]"},
@@ -376,7 +376,7 @@ func TestHardwareRedfish(t *testing.T) {
 	}
 	for i, n := range hd.NICs {
 		w := prof.NICs[i]
-		if n.Name != w.Name || n.MAC != w.MAC || n.SpeedGbps != w.SpeedMbps/1000 || n.PXE != (i == 1) {
+		if n.Name != w.Name || n.MAC != w.MAC || n.SpeedGbps == nil || *n.SpeedGbps != w.SpeedMbps/1000 || n.PXE != (i == 1) {
 			t.Errorf("nic %d = %+v, want %+v (pxe %v)", i, n, w, i == 1)
 		}
 	}

@@ -93,7 +93,7 @@ type HardwareNIC struct {
 	Model     string
 	MAC       string
 	IP        string
-	SpeedGbps int
+	SpeedGbps *int // nil when unknown
 	PXE       bool
 	VLANIDs   []int
 }

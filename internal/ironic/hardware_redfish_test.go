@@ -1,0 +1,72 @@
+package ironic
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+func deref(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// Vendors name NICs badly: iLO leaves Name empty, iDRAC gives every NIC
+// the same one. The name is then the interface's Id with its MAC; a speed
+// the BMC does not know is nil, not 0, and so is a drive's missing vendor
+// left empty.
+func TestHardwareRedfishVendorNICNames(t *testing.T) {
+	const user, pass = "admin", "s3cret-Passw0rd"
+	for _, d := range []string{sim.DialectILO, sim.DialectIDRAC, sim.DialectSupermicro} {
+		bmcSrv, err := sim.Start(sim.Options{Dialect: d}, 1, user, pass)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = bmcSrv.Close() })
+		prof, _ := sim.ProfileFor(d, 0)
+		access := &lifecycle.BMCAccess{
+			Address: "redfish+" + bmcSrv.SystemURL("sys-0"), Driver: "redfish",
+			DriverInfo: map[string]any{"redfish_username": user, "redfish_password": pass},
+		}
+		c := NewCatalog(newCatFakeIronic(t, "").start("1.82"))
+		hd, err := c.Hardware(catCtx(t, 30*time.Second), catNodeUUID, access)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hd.NICs) != len(prof.NICs) || len(hd.Storage) != len(prof.Disks) {
+			t.Fatalf("%q: nics %+v, storage %+v", d, hd.NICs, hd.Storage)
+		}
+		byMAC := map[string]sim.NIC{}
+		for _, w := range prof.NICs {
+			byMAC[w.MAC] = w
+		}
+		for i, n := range hd.NICs {
+			w := byMAC[n.MAC]
+			name := fmt.Sprintf("%s (%s)", w.Name, w.MAC)
+			if d == sim.DialectSupermicro {
+				name = w.Name // its NICs are named by their Id
+			}
+			speed := -1
+			if w.SpeedMbps > 0 {
+				speed = w.SpeedMbps / 1000
+			}
+			if n.Name != name || deref(n.SpeedGbps) != speed {
+				t.Errorf("%q: nic %d = %q %d Gbps, want %q %d", d, i, n.Name, deref(n.SpeedGbps), name, speed)
+			}
+		}
+		for i, s := range hd.Storage {
+			if s.Vendor != prof.Disks[i].Vendor {
+				t.Errorf("%q: disk %d vendor %q", d, i, s.Vendor)
+			}
+		}
+		if hd.Firmware.BIOSVersion == "" || strings.Contains(hd.Firmware.BIOSVersion, "Redundant") {
+			t.Errorf("%q: BIOS version %q", d, hd.Firmware.BIOSVersion)
+		}
+	}
+}

@@ -33,6 +33,7 @@ type firmwareComponentModel struct {
 	Name       types.String `tfsdk:"name"`
 	Version    types.String `tfsdk:"version"`
 	Updateable types.Bool   `tfsdk:"updateable"`
+	RelatedTo  types.List   `tfsdk:"related_to"`
 }
 
 func (d *firmwareDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -43,7 +44,9 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	resp.Schema = schema.Schema{
 		Description: "A host's firmware components and their versions, as Metal3's HostFirmwareComponents status: from " +
 			"Ironic's firmware API (API 1.86+; the bios, bmc and nic components) when it lists any, else from the BMC's " +
-			"Redfish FirmwareInventory when `bmc` is given; plus the BIOS version. `source` says which.",
+			"Redfish FirmwareInventory when `bmc` is given (every item that belongs to the system, its managers, its " +
+			"chassis and what they contain: drives, NICs, storage controllers, power supplies); plus the BIOS version. " +
+			"`source` says which.",
 		Attributes: map[string]schema.Attribute{
 			"id":           computedString("The Ironic node UUID."),
 			"host_id":      hostIDAttribute(),
@@ -58,6 +61,12 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"name":       computedString("The component's name."),
 					"version":    computedString("The version installed now."),
 					"updateable": schema.BoolAttribute{Computed: true, Description: "Whether the component can be updated."},
+					"related_to": schema.ListAttribute{
+						Computed: true, ElementType: types.StringType,
+						Description: "The Redfish resources the component belongs to, as the BMC links them (its `RelatedItem`: " +
+							"the system, a manager, a drive, a NIC, a power supply, ...); empty for Ironic's components and " +
+							"for items the BMC relates to nothing.",
+					},
 				}},
 			},
 		},
@@ -97,6 +106,7 @@ func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 		m.Components = append(m.Components, firmwareComponentModel{
 			ID: types.StringValue(c.ID), Name: types.StringValue(c.Name),
 			Version: types.StringValue(c.Version), Updateable: types.BoolValue(c.Updateable),
+			RelatedTo: stringList(c.RelatedTo),
 		})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

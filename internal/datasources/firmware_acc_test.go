@@ -1,7 +1,6 @@
 package datasources_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -17,31 +16,16 @@ func TestAccFirmware_redfish(t *testing.T) {
 	name := acctest.Name("tfacc-fwinv")
 	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
 	prof := profiles[0]
-	address := "redfish+" + srv.SystemURL("sys-0")
-	config := fmt.Sprintf(`
-resource "baremetal_host" "h" {
-  name = %[1]q
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-`+acctest.SimHostDriver+`
-}
-
+	host := acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password"}
+	config := host.HCL() + `
 data "baremetal_firmware" "rf" {
   host_id = baremetal_host.h.id
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-}
+` + host.BMC() + `}
 
 data "baremetal_firmware" "ironic" {
   host_id = baremetal_host.h.name
 }
-`, name, address)
+`
 	const fw = "data.baremetal_firmware.rf"
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },

@@ -177,31 +177,16 @@ func TestAccHardware_redfish(t *testing.T) {
 	name := acctest.Name("tfacc-hwrf")
 	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
 	prof := profiles[0]
-	address := "redfish+" + srv.SystemURL("sys-0")
-	config := fmt.Sprintf(`
-resource "baremetal_host" "h" {
-  name = %[1]q
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-`+acctest.SimHostDriver+`
-}
-
+	host := acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password"}
+	config := host.HCL() + `
 data "baremetal_hardware" "rf" {
   host_id = baremetal_host.h.id
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-}
+` + host.BMC() + `}
 
 data "baremetal_hardware" "props" {
   host_id = baremetal_host.h.id
 }
-`, name, address)
+`
 	const hw = "data.baremetal_hardware.rf"
 	threads := prof.CPU.Count * prof.CPU.CoresPerSocket * prof.CPU.ThreadsPerCore
 	resource.ParallelTest(t, resource.TestCase{

@@ -51,19 +51,8 @@ func TestFaultBMC(t *testing.T) {
 		}
 		name := fmt.Sprintf("%s-%d", prefix, i)
 		names = append(names, name)
-		fmt.Fprintf(&b, `
-resource "baremetal_host" "h%d" {
-  name   = %q
-  online = true
-  bmc = {
-    address  = %q
-    username = %q
-    password = %q
-%s
-  }
-%s
-}
-`, i, name, "redfish+"+srv.SystemURL(id), user, pass, map[bool]string{true: "    check_credentials = false"}[c.noCheck], acctest.SimHostDriver)
+		b.WriteString(acctest.SimHost{Resource: fmt.Sprintf("h%d", i), Name: name, Address: acctest.SimAddress(srv, id), Username: user, Password: pass,
+			BMCExtra: map[bool]string{true: "    check_credentials = false"}[c.noCheck], Extra: "  online = true"}.HCL())
 	}
 	w := newWorkspace(t, b.String())
 	defer func() {

@@ -60,19 +60,7 @@ provider "baremetal" {
   password = %[2]q
 }
 
-resource "baremetal_host" "leak" {
-  name = %[3]q
-  bmc = {
-    address             = %[4]q
-    username            = "admin"
-    password_wo         = %[5]q
-    password_wo_version = %[6]q
-  }
-  driver_secrets_wo         = { fake_note = %[7]q }
-  driver_secrets_wo_version = "1"
-%[8]s
-}
-
+%[3]s
 resource "baremetal_deployment" "leak" {
   host_id = baremetal_host.leak.id
   image = {
@@ -80,12 +68,14 @@ resource "baremetal_deployment" "leak" {
     checksum = "0123456789abcdef0123456789abcdef"
     format   = "qcow2"
   }
-  user_data_wo         = "#cloud-config\n# %[9]s\n"
+  user_data_wo         = "#cloud-config\n# %[4]s\n"
   user_data_wo_version = "1"
   provisioning_retries = 0
 }
-`, acctest.Endpoint(), ironicPass, name, "redfish+"+srv.SystemURL("sys-0"), password, version, driverSecret,
-			acctest.SimHostDriver, userData)
+`, acctest.Endpoint(), ironicPass, acctest.SimHost{Resource: "leak", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin",
+			BMCExtra: fmt.Sprintf("    password_wo         = %q\n    password_wo_version = %q", password, version),
+			Extra:    fmt.Sprintf("  driver_secrets_wo         = { fake_note = %q }\n  driver_secrets_wo_version = \"1\"", driverSecret)}.HCL(),
+			userData)
 	}
 	var printed strings.Builder
 	t.Cleanup(func() {

@@ -409,19 +409,9 @@ func TestAccDeployment_claimedWithNetworkData(t *testing.T) {
 	sc := acctest.Ironic(t)
 	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
 	prof := profiles[0]
-	address := "redfish+" + srv.SystemURL("sys-0")
-	host := fmt.Sprintf(`
-resource "baremetal_host" "test" {
-  name   = %[1]q
-  labels = { pool = %[1]q }
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-`+acctest.SimHostDriver+`
-}
-`, name, address)
+	simHost := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password",
+		Extra: fmt.Sprintf("  labels = { pool = %q }", name)}
+	host := simHost.HCL()
 	deployed := host + fmt.Sprintf(`
 resource "baremetal_host_claim" "test" {
   labels     = { match_labels = { pool = %[1]q } }
@@ -431,12 +421,7 @@ resource "baremetal_host_claim" "test" {
 
 data "baremetal_hardware" "test" {
   host_id = baremetal_host_claim.test.host_id
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-}
+%[2]s}
 
 data "baremetal_network_data" "test" {
   host_id = baremetal_host_claim.test.host_id
@@ -461,7 +446,7 @@ resource "baremetal_deployment" "test" {
   network_data         = data.baremetal_network_data.test.json
   provisioning_retries = 0
 }
-`, name, address, depImageA, depMD5)
+`, name, simHost.BMC(), depImageA, depMD5)
 	eno1 := prof.NICs[0].MAC
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },

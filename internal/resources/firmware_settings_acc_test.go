@@ -219,27 +219,17 @@ func TestAccFirmwareSettings_fake(t *testing.T) {
 func TestAccFirmwareSettings_redfishValidation(t *testing.T) {
 	name := acctest.Name("tfacc-fwrf")
 	srv, _ := acctest.StartSim(t, 1, "admin", "password")
-	address := "redfish+" + srv.SystemURL("sys-0")
-	driver := strings.Replace(acctest.SimHostDriver, `bios       = "fake"`, `bios       = "redfish"`, 1)
+	host := acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password",
+		Driver: acctest.SimHostDriverWith("bios", "redfish")}.HCL()
 	config := func(settings string) string {
-		return fmt.Sprintf(`
-resource "baremetal_host" "h" {
-  name = %[1]q
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-%[3]s
-}
-
+		return host + fmt.Sprintf(`
 resource "baremetal_firmware_settings" "fw" {
   host_id  = baremetal_host.h.id
   settings = {
-%[4]s
+%s
   }
 }
-`, name, address, driver, settings)
+`, settings)
 	}
 	bad := func(settings, pattern string) resource.TestStep {
 		return resource.TestStep{Config: config(settings), PlanOnly: true, ExpectError: regexp.MustCompile(pattern)}

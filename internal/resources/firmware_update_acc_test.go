@@ -25,33 +25,24 @@ import (
 func firmwareUpdateHosts(prefix string, srv *sim.Server, n int) string {
 	var b strings.Builder
 	for i := range n {
-		fmt.Fprintf(&b, `
-resource "baremetal_host" "h%[1]d" {
-  name = "%[2]s-%[1]d"
-  bmc = {
-    address  = %[3]q
-    username = "admin"
-    password = "password"
-  }
-%[4]s
-}
-`, i, prefix, "redfish+"+srv.SystemURL(fmt.Sprintf("sys-%d", i)), acctest.SimHostDriver)
+		b.WriteString(firmwareUpdateHost(i, prefix, srv).HCL())
 	}
 	return b.String()
+}
+
+// firmwareUpdateHost is host h{i} on simulator system sys-{i}.
+func firmwareUpdateHost(i int, prefix string, srv *sim.Server) acctest.SimHost {
+	return acctest.SimHost{Resource: fmt.Sprintf("h%d", i), Name: fmt.Sprintf("%s-%d", prefix, i),
+		Address: acctest.SimAddress(srv, fmt.Sprintf("sys-%d", i)), Username: "admin", Password: "password"}
 }
 
 func firmwareUpdateResource(i int, srv *sim.Server, updates string) string {
 	return fmt.Sprintf(`
 resource "baremetal_firmware_update" "u%[1]d" {
   host_id = baremetal_host.h%[1]d.id
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-  updates = [%[3]s]
+%[2]s  updates = [%[3]s]
 }
-`, i, "redfish+"+srv.SystemURL(fmt.Sprintf("sys-%d", i)), updates)
+`, i, firmwareUpdateHost(i, "", srv).BMC(), updates)
 }
 
 // notInMaintenance checks that Ironic has the node out of maintenance.
@@ -141,13 +132,14 @@ data "baremetal_firmware" "after" {
 						"id": "sys-0-BIOS", "version": "3.1.4",
 					}),
 					notInMaintenance(t, sc, prefix+"-0"),
+					acctest.SimPower(srv, "sys-0", sim.PowerOff),
 					func(*terraform.State) error {
 						st, err := srv.State("sys-0")
 						if err != nil {
 							return err
 						}
-						if st.PowerState != sim.PowerOff || len(st.Resets) < 2 || !slices.Equal(st.Resets[len(st.Resets)-2:], []string{"On", "ForceOff"}) {
-							return fmt.Errorf("sys-0 after the staged update: power %s, resets %v; want booted then off", st.PowerState, st.Resets)
+						if len(st.Resets) < 2 || !slices.Equal(st.Resets[len(st.Resets)-2:], []string{"On", "ForceOff"}) {
+							return fmt.Errorf("sys-0 after the staged update: resets %v; want booted then off", st.Resets)
 						}
 						return nil
 					},

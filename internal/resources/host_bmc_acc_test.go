@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -27,67 +26,6 @@ import (
 // loopback port), with fake boot and deploy since no agent runs here.
 
 const bmcUser = "admin"
-
-// bmcSim is a simulator with its systems' profiles.
-type bmcSim struct {
-	*sim.Server
-	profiles map[string]sim.Profile
-}
-
-// startSim is acctest.StartSim with the profiles keyed by system id.
-func startSim(t *testing.T, n int, user, pass string) *bmcSim {
-	t.Helper()
-	srv, profiles := acctest.StartSim(t, n, user, pass)
-	s := &bmcSim{Server: srv, profiles: map[string]sim.Profile{}}
-	for i, p := range profiles {
-		s.profiles[fmt.Sprintf("sys-%d", i)] = p
-	}
-	return s
-}
-
-// bmcAddress is the host's bmc.address for simulator system id.
-func bmcAddress(srv *bmcSim, id string) string {
-	return "redfish+" + srv.SystemURL(id)
-}
-
-// bmcHostResource is a baremetal_host named res whose BMC is a simulator
-// system; pass is an HCL expression (a quoted literal or var.x), bmcExtra
-// goes into the bmc block, extra into the resource.
-func bmcHostResource(res, name, address, user, pass, bmcExtra, extra string) string {
-	return fmt.Sprintf(`
-resource "baremetal_host" %q {
-  name = %q
-  bmc = {
-    address  = %q
-    username = %q
-    password = %s
-%s
-  }
-`+acctest.SimHostDriver+`
-%s
-}
-`, res, name, address, user, pass, bmcExtra, extra)
-}
-
-// bmcHost is bmcHostResource as baremetal_host.test, with a literal
-// password.
-func bmcHost(name, address, user, pass, bmcExtra, extra string) string {
-	return bmcHostResource("test", name, address, user, strconv.Quote(pass), bmcExtra, extra)
-}
-
-// simPower checks the simulator's power state of system id.
-func simPower(srv *bmcSim, id, want string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		st, err := srv.State(id)
-		if err != nil {
-			return err
-		}
-		if st.PowerState != want {
-			return fmt.Errorf("simulator %s power state %q, want %q (resets seen: %v)", id, st.PowerState, want, st.Resets)
-		}
-		return nil
-	}
-}
 
 // noNodesNamed is a CheckDestroy that no node with one of the names is left.
 func noNodesNamed(t *testing.T, names ...string) resource.TestCheckFunc {
@@ -169,8 +107,8 @@ func inspectedFrom(t *testing.T, name string, p sim.Profile) resource.TestCheckF
 func TestAccHostBMC_inspectAndPower(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-bmc-insp")
-	srv := startSim(t, 1, bmcUser, "insp-pass")
-	addr := bmcAddress(srv, "sys-0")
+	srv, profiles := acctest.StartSim(t, 1, bmcUser, "insp-pass")
+	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "insp-pass"}
 	var id string
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -178,14 +116,14 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{
-				Config: bmcHost(name, addr, bmcUser, "insp-pass", "", ""),
+				Config: host.HCL(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-					inspectedFrom(t, name, srv.profiles["sys-0"]),
+					inspectedFrom(t, name, profiles[0]),
 					nodeHas(t, name, func(n *nodes.Node) error {
 						if n.PowerInterface != "redfish" || n.ManagementInterface != "redfish" || n.InspectInterface != "redfish" {
 							return fmt.Errorf("interfaces power=%s management=%s inspect=%s, want redfish",
@@ -196,12 +134,12 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 						}
 						return nil
 					}),
-					simPower(srv, "sys-0", sim.PowerOff),
+					acctest.SimPower(srv, "sys-0", sim.PowerOff),
 					saveID("baremetal_host.test", &id),
 				),
 			},
 			{ // Power on in place: the simulated machine is on.
-				Config: bmcHost(name, addr, bmcUser, "insp-pass", "", "  online = true"),
+				Config: host.WithExtra("  online = true").HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
 				}},
@@ -209,15 +147,15 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 					sameID(&id),
-					simPower(srv, "sys-0", sim.PowerOn),
+					acctest.SimPower(srv, "sys-0", sim.PowerOn),
 				),
 			},
 			{ // And off again.
-				Config: bmcHost(name, addr, bmcUser, "insp-pass", "", "  online = false"),
+				Config: host.WithExtra("  online = false").HCL(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
 					sameID(&id),
-					simPower(srv, "sys-0", sim.PowerOff),
+					acctest.SimPower(srv, "sys-0", sim.PowerOff),
 				),
 			},
 		},
@@ -269,8 +207,7 @@ func (e *errorExpectation) count() int {
 func TestAccHostBMC_wrongCredentials(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-bmc-cred")
-	srv := startSim(t, 1, bmcUser, "the-right-pass")
-	addr := bmcAddress(srv, "sys-0")
+	srv, _ := acctest.StartSim(t, 1, bmcUser, "the-right-pass")
 	const wrong = "Wr0ng-pass-never-printed"
 	hostPort := strings.TrimPrefix(srv.Endpoint("sys-0"), "http://")
 	exp := &errorExpectation{}
@@ -283,7 +220,8 @@ variable "bmc_password" {
   type      = string
   sensitive = true
 }
-` + bmcHostResource("test", name, addr, bmcUser, "var.bmc_password", bmcExtra, "")
+` + acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser,
+			PasswordExpr: "var.bmc_password", BMCExtra: bmcExtra}.HCL()
 	}
 	vars := config.Variables{"bmc_password": config.StringVariable(wrong)}
 	resource.ParallelTest(t, resource.TestCase{
@@ -341,9 +279,10 @@ variable "bmc_password" {
 func TestAccHostBMC_errorBurst(t *testing.T) {
 	acctest.PreCheck(t)
 	name0, name1 := acctest.Name("acc-bmc-5xx"), acctest.Name("acc-bmc-5xx")
-	srv := startSim(t, 2, bmcUser, "burst-pass")
-	config := bmcHostResource("pre", name0, bmcAddress(srv, "sys-0"), bmcUser, `"burst-pass"`, "", "") +
-		bmcHostResource("noc", name1, bmcAddress(srv, "sys-1"), bmcUser, `"burst-pass"`, "    check_credentials = false", "")
+	srv, _ := acctest.StartSim(t, 2, bmcUser, "burst-pass")
+	config := acctest.SimHost{Resource: "pre", Name: name0, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "burst-pass"}.HCL() +
+		acctest.SimHost{Resource: "noc", Name: name1, Address: acctest.SimAddress(srv, "sys-1"), Username: bmcUser, Password: "burst-pass",
+			BMCExtra: "    check_credentials = false"}.HCL()
 	burstServed := func(id string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			st, err := srv.State(id)
@@ -389,8 +328,12 @@ func TestAccHostBMC_errorBurst(t *testing.T) {
 func TestAccHostBMC_credentialsChange(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-bmc-chg")
-	srv := startSim(t, 2, bmcUser, "first-pass")
-	addr := bmcAddress(srv, "sys-0")
+	srv, _ := acctest.StartSim(t, 2, bmcUser, "first-pass")
+	first := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "first-pass"}
+	second := first
+	second.Username, second.Password, second.Extra = "operator", "second-pass", "  online = true"
+	moved := second
+	moved.Address = acctest.SimAddress(srv, "sys-1")
 	var id string
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -398,7 +341,7 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{
-				Config: bmcHost(name, addr, bmcUser, "first-pass", "", ""),
+				Config: first.HCL(),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 					nodeHas(t, name, func(n *nodes.Node) error {
@@ -419,7 +362,7 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: bmcHost(name, addr, "operator", "second-pass", "", "  online = true"),
+				Config: second.HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
 				}},
@@ -440,12 +383,12 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 						}
 						return nil
 					}),
-					simPower(srv, "sys-0", sim.PowerOn),
+					acctest.SimPower(srv, "sys-0", sim.PowerOn),
 				),
 			},
 			{
 				// Another BMC is another machine: replace.
-				Config:             bmcHost(name, bmcAddress(srv, "sys-1"), "operator", "second-pass", "", "  online = true"),
+				Config:             moved.HCL(),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -478,7 +421,7 @@ func TestAccHostBMC_addressPlanErrors(t *testing.T) {
 				PreCheck:                 func() { acctest.PreCheck(t) },
 				ProtoV6ProviderFactories: acctest.ProviderFactories,
 				Steps: []resource.TestStep{{
-					Config:      bmcHost("x", c.address, "u", "p", "", ""),
+					Config:      acctest.SimHost{Name: "x", Address: c.address, Username: "u", Password: "p"}.HCL(),
 					PlanOnly:    true,
 					ExpectError: regexp.MustCompile(strings.ReplaceAll(c.want, " ", `\s+`)),
 				}},
@@ -491,10 +434,10 @@ func TestAccHostBMC_addressPlanErrors(t *testing.T) {
 // registration Ironic caches the settings, which GET /v1/nodes/{id}/bios
 // then lists with the simulator's values.
 func TestAccHostBMC_biosThroughIronic(t *testing.T) {
-	srv := startSim(t, 1, "admin", "password")
+	srv, _ := acctest.StartSim(t, 1, "admin", "password")
 	name := acctest.Name("acc-bmc-bios")
-	config := strings.Replace(bmcHost(name, bmcAddress(srv, "sys-0"), "admin", "password", "", ""),
-		`bios       = "fake"`, `bios       = "redfish"`, 1)
+	config := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password",
+		Driver: acctest.SimHostDriverWith("bios", "redfish")}.HCL()
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,

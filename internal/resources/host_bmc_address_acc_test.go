@@ -64,10 +64,11 @@ func TestAccHostBMC_addressFixedAfterRegistrationError(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TF_ACC_TEMP_DIR", tmp)
 	name := acctest.Name("acc-bmc-fix")
-	srv := startSim(t, 1, bmcUser, "fix-pass")
-	wrong := "redfish+" + srv.Endpoint("sys-0") + "/redfish/v1/Systems/no-such-system"
-	right := bmcAddress(srv, "sys-0")
-	const noCheck = "    check_credentials = false"
+	srv, _ := acctest.StartSim(t, 1, bmcUser, "fix-pass")
+	wrong := acctest.SimHost{Name: name, Address: "redfish+" + srv.Endpoint("sys-0") + "/redfish/v1/Systems/no-such-system",
+		Username: bmcUser, Password: "fix-pass", BMCExtra: "    check_credentials = false"}
+	right := wrong
+	right.Address = acctest.SimAddress(srv, "sys-0")
 	var id string
 	resource.Test(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -75,7 +76,7 @@ func TestAccHostBMC_addressFixedAfterRegistrationError(t *testing.T) {
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{
-				Config:      bmcHost(name, wrong, bmcUser, "fix-pass", noCheck, ""),
+				Config:      wrong.HCL(),
 				ExpectError: regexp.MustCompile(`(?s)state "registering", registration error`),
 			},
 			{
@@ -87,7 +88,7 @@ func TestAccHostBMC_addressFixedAfterRegistrationError(t *testing.T) {
 					id = found[0].UUID
 					untaint(t, tmp)
 				},
-				Config: bmcHost(name, right, bmcUser, "fix-pass", noCheck, ""),
+				Config: right.HCL(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
 				}},
@@ -107,7 +108,7 @@ func TestAccHostBMC_addressFixedAfterRegistrationError(t *testing.T) {
 			},
 			{
 				// Registered now: another address is another machine.
-				Config:             bmcHost(name, wrong, bmcUser, "fix-pass", noCheck, ""),
+				Config:             wrong.HCL(),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{

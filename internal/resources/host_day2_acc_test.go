@@ -21,8 +21,8 @@ import (
 // simResetsSince checks that the simulator saw exactly want as system id's
 // resets after the first *from of them, and the system is on; it then
 // moves *from to the end.
-func simResetsSince(srv *bmcSim, id string, from *int, want ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func simResetsSince(srv *sim.Server, id string, from *int, want ...string) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(func(*terraform.State) error {
 		st, err := srv.State(id)
 		if err != nil {
 			return err
@@ -34,16 +34,13 @@ func simResetsSince(srv *bmcSim, id string, from *int, want ...string) resource.
 		if !slices.Equal(got, want) {
 			return fmt.Errorf("simulator %s resets since the last step %q, want %q (all: %q)", id, got, want, st.Resets)
 		}
-		if st.PowerState != sim.PowerOn {
-			return fmt.Errorf("simulator %s is %s after the reboot", id, st.PowerState)
-		}
 		*from = len(st.Resets)
 		return nil
-	}
+	}, acctest.SimPower(srv, id, sim.PowerOn))
 }
 
 // simResetCount records how many resets system id has seen so far.
-func simResetCount(srv *bmcSim, id string, n *int) resource.TestCheckFunc {
+func simResetCount(srv *sim.Server, id string, n *int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		st, err := srv.State(id)
 		if err != nil {
@@ -61,11 +58,10 @@ func simResetCount(srv *bmcSim, id string, n *int) resource.TestCheckFunc {
 func TestAccHostDay2_reboot(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-reboot")
-	srv := startSim(t, 1, bmcUser, "reboot-pass")
-	addr := bmcAddress(srv, "sys-0")
+	srv, _ := acctest.StartSim(t, 1, bmcUser, "reboot-pass")
+	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "reboot-pass"}
 	config := func(trigger string) string {
-		return bmcHost(name, addr, bmcUser, "reboot-pass", "", fmt.Sprintf("  reboot_trigger = %q", trigger)) +
-			depImage(depImageA, "")
+		return host.WithExtra(fmt.Sprintf("  reboot_trigger = %q", trigger)).HCL() + depImage(depImageA, "")
 	}
 	var id string
 	var resets int
@@ -78,7 +74,7 @@ func TestAccHostDay2_reboot(t *testing.T) {
 				Config: config("1"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					simPower(srv, "sys-0", sim.PowerOn),
+					acctest.SimPower(srv, "sys-0", sim.PowerOn),
 					simResetCount(srv, "sys-0", &resets),
 					saveID("baremetal_host.test", &id),
 				),
@@ -115,10 +111,10 @@ func TestAccHostDay2_reboot(t *testing.T) {
 func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-detach")
-	srv := startSim(t, 1, bmcUser, "detach-pass")
-	addr := bmcAddress(srv, "sys-0")
+	srv, _ := acctest.StartSim(t, 1, bmcUser, "detach-pass")
 	host := func(res, extra string) string {
-		return bmcHostResource(res, name, addr, bmcUser, `"detach-pass"`, "", "  online = true\n"+extra)
+		return acctest.SimHost{Resource: res, Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "detach-pass",
+			Extra: "  online = true\n" + extra}.HCL()
 	}
 	var id string
 	var resets int
@@ -142,10 +138,10 @@ func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if len(st.Resets) != resets || st.PowerState != sim.PowerOn {
-				return fmt.Errorf("simulator power %s, resets %q (had %d): the machine was touched", st.PowerState, st.Resets, resets)
+			if len(st.Resets) != resets {
+				return fmt.Errorf("simulator resets %q (had %d): the machine was touched", st.Resets, resets)
 			}
-			return nil
+			return acctest.SimPower(srv, "sys-0", sim.PowerOn)(nil)
 		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
@@ -240,11 +236,11 @@ func nodePortMACs(t *testing.T, name string) ([]string, error) {
 func TestAccHostDay2_reinspect(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-reinsp")
-	srv := startSim(t, 1, bmcUser, "reinsp-pass")
-	addr := bmcAddress(srv, "sys-0")
+	srv, profiles := acctest.StartSim(t, 1, bmcUser, "reinsp-pass")
+	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "reinsp-pass"}
 	newMAC := acctest.MAC()
 	config := func(trigger string) string {
-		return bmcHost(name, addr, bmcUser, "reinsp-pass", "", fmt.Sprintf("  inspect_trigger = %q", trigger)) + `
+		return host.WithExtra(fmt.Sprintf("  inspect_trigger = %q", trigger)).HCL() + `
 data "baremetal_hardware" "test" {
   host_id    = baremetal_host.test.id
   depends_on = [baremetal_host.test]
@@ -279,7 +275,7 @@ data "baremetal_hardware" "test" {
 			},
 			{
 				PreConfig: func() {
-					nics := slices.Clone(srv.profiles["sys-0"].NICs)
+					nics := slices.Clone(profiles[0].NICs)
 					nics = append(nics, sim.NIC{Name: "ens9", MAC: newMAC, SpeedMbps: 100000, LinkUp: true})
 					if err := srv.SetNICs("sys-0", nics); err != nil {
 						t.Fatal(err)
@@ -329,9 +325,9 @@ func portDetails(t *testing.T, name string) (map[string]ports.Port, error) {
 func TestAccHostDay2_ports(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-ports")
-	srv := startSim(t, 1, bmcUser, "ports-pass")
-	addr := bmcAddress(srv, "sys-0")
-	nics := srv.profiles["sys-0"].NICs
+	srv, profiles := acctest.StartSim(t, 1, bmcUser, "ports-pass")
+	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "ports-pass"}
+	nics := profiles[0].NICs
 	mac0, mac1 := nics[0].MAC, nics[1].MAC
 	portsHCL := func(mac0, switchID string) string {
 		return fmt.Sprintf(`  ports = [
@@ -351,7 +347,7 @@ func TestAccHostDay2_ports(t *testing.T) {
     },
   ]`, mac0, switchID, strings.ToUpper(mac1))
 	}
-	config := bmcHost(name, addr, bmcUser, "ports-pass", "", portsHCL(mac0, "AA:BB:CC:00:11:22"))
+	config := host.WithExtra(portsHCL(mac0, "AA:BB:CC:00:11:22")).HCL()
 	inIronic := func(portID string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			got, err := portDetails(t, name)
@@ -384,12 +380,12 @@ func TestAccHostDay2_ports(t *testing.T) {
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{
-				Config:      bmcHost(name, addr, bmcUser, "ports-pass", "", portsHCL(mac0, "switch-1")),
+				Config:      host.WithExtra(portsHCL(mac0, "switch-1")).HCL(),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)ports.*"switch-1" is not a switch id`),
 			},
 			{
-				Config:      bmcHost(name, addr, bmcUser, "ports-pass", "", portsHCL("52:54:00:zz:00:01", "AA:BB:CC:00:11:22")),
+				Config:      host.WithExtra(portsHCL("52:54:00:zz:00:01", "AA:BB:CC:00:11:22")).HCL(),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`"52:54:00:zz:00:01" is not a MAC address`),
 			},

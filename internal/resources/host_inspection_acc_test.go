@@ -19,21 +19,11 @@ import (
 func TestAccHost_inspectionOutOfBand(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-oob")
-	srv := startSim(t, 1, bmcUser, "oob-pass")
-	addr := "redfish-virtualmedia+" + srv.SystemURL("sys-0")
-	config := fmt.Sprintf(`
-resource "baremetal_host" "test" {
-  name = %q
-  bmc = {
-    address  = %q
-    username = %q
-    password = "oob-pass"
-  }
-  interfaces              = { raid = "no-raid" }
-  inspection              = "out-of-band"
-  automated_cleaning_mode = "disabled"
-}
-`, name, addr, bmcUser)
+	srv, profiles := acctest.StartSim(t, 1, bmcUser, "oob-pass")
+	// The driver comes from the address: no driver line, one interface.
+	config := acctest.SimHost{Name: name, Address: "redfish-virtualmedia+" + srv.SystemURL("sys-0"), Username: bmcUser, Password: "oob-pass",
+		Driver: `  interfaces              = { raid = "no-raid" }`,
+		Extra:  "  inspection              = \"out-of-band\"\n  automated_cleaning_mode = \"disabled\""}.HCL()
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
@@ -49,8 +39,8 @@ resource "baremetal_host" "test" {
 					}
 					return nil
 				}),
-				inspectedFrom(t, name, srv.profiles["sys-0"]),
-				simPower(srv, "sys-0", sim.PowerOff),
+				inspectedFrom(t, name, profiles[0]),
+				acctest.SimPower(srv, "sys-0", sim.PowerOff),
 			),
 		}},
 	})

@@ -17,10 +17,10 @@ import (
 func TestAccHostPower_deployedOnline(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-online")
-	srv := startSim(t, 1, bmcUser, "online-pass")
-	addr := bmcAddress(srv, "sys-0")
+	srv, _ := acctest.StartSim(t, 1, bmcUser, "online-pass")
+	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "online-pass"}
 	config := func(extra string) string {
-		return bmcHost(name, addr, bmcUser, "online-pass", "", extra) + depImage(depImageA, "")
+		return host.WithExtra(extra).HCL() + depImage(depImageA, "")
 	}
 	var id string
 	resource.ParallelTest(t, resource.TestCase{
@@ -32,7 +32,7 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 				Config: config(""),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					simPower(srv, "sys-0", sim.PowerOn),
+					acctest.SimPower(srv, "sys-0", sim.PowerOn),
 					saveID("baremetal_host.test", &id),
 				),
 			},
@@ -44,7 +44,7 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 				}},
 				Check: resource.ComposeAggregateTestCheckFunc(
 					sameID(&id),
-					simPower(srv, "sys-0", sim.PowerOff),
+					acctest.SimPower(srv, "sys-0", sim.PowerOff),
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
@@ -54,7 +54,7 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 				Config: config("  online = true"),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					sameID(&id),
-					simPower(srv, "sys-0", sim.PowerOn),
+					acctest.SimPower(srv, "sys-0", sim.PowerOn),
 					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
 					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 				),
@@ -64,7 +64,7 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 				}},
-				Check: simPower(srv, "sys-0", sim.PowerOn),
+				Check: acctest.SimPower(srv, "sys-0", sim.PowerOn),
 			},
 		},
 	})

@@ -261,6 +261,85 @@ resource "baremetal_host" "h%d" {
 	return b.String(), names
 }
 
+// fleetApply is `terraform apply` of fakeHosts(prefix, n), running in the
+// background while a test breaks something under it.
+type fleetApply struct {
+	*workspace
+	prefix string
+	names  []string
+	cmd    *exec.Cmd
+	out    *strings.Builder
+	start  time.Time
+}
+
+// startFleetApply writes the configuration of n fake-hardware hosts named
+// prefix-i (env goes to Terraform) and starts applying it. The hosts are
+// destroyed when the test ends.
+func startFleetApply(t *testing.T, prefix string, n int, env ...string) *fleetApply {
+	t.Helper()
+	config, names := fakeHosts(prefix, n)
+	a := &fleetApply{workspace: newWorkspace(t, config, env...), prefix: prefix, names: names, out: &strings.Builder{}}
+	t.Cleanup(a.destroy)
+	a.start = time.Now()
+	a.cmd = a.command("apply", "-auto-approve", "-input=false", "-no-color")
+	a.cmd.Stdout, a.cmd.Stderr = a.out, a.out
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// waitMidApply waits until the apply is in the middle of its work: every
+// node exists, at least 3 are past enroll (Ironic works on them), and not
+// all are available yet. It returns each node's provision state (as
+// "i=state") and how many nodes are in each.
+func (a *fleetApply) waitMidApply(sc *gophercloud.ServiceClient) (states []string, inState map[string]int) {
+	t := a.t
+	t.Helper()
+	n := len(a.names)
+	waitFor(t, 3*time.Minute, fmt.Sprintf("%d nodes registered, 3 past enroll, not all available", n), func() bool {
+		f := fleet(t, sc, a.prefix)
+		avail, past := 0, 0
+		for _, ns := range f {
+			switch ns[0].ProvisionState {
+			case "available":
+				avail++
+				past++
+			case "enroll":
+			default:
+				past++
+			}
+		}
+		return len(f) == n && past >= 3 && avail < n
+	})
+	inState = map[string]int{}
+	for name, ns := range fleet(t, sc, a.prefix) {
+		states = append(states, name[len(a.prefix)+1:]+"="+ns[0].ProvisionState)
+		inState[ns[0].ProvisionState]++
+	}
+	return states, inState
+}
+
+// wait waits for the apply to end. When it failed, it logs the errors,
+// checks that each names a host, and returns them.
+func (a *fleetApply) wait() (took time.Duration, errs []string, err error) {
+	t := a.t
+	t.Helper()
+	err = a.cmd.Wait()
+	took = time.Since(a.start)
+	if err == nil {
+		return took, nil, nil
+	}
+	errs = errorsIn(a.out.String())
+	t.Logf("apply failed (%v) after %s; errors:\n%s", err, took.Round(time.Second), strings.Join(errs, "\n"))
+	for _, e := range errs {
+		if !hostErrorRE.MatchString(e) {
+			t.Errorf("error does not name a host: %s", e)
+		}
+	}
+	return took, errs, err
+}
+
 // row is one line of the fault table.
 type row struct {
 	Fault, Happened, Took, Lost string

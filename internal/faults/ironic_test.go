@@ -18,64 +18,23 @@ import (
 // fails clearly and a re-apply converges; no node is duplicated or lost.
 func TestFaultIronicRestart(t *testing.T) {
 	sc := preCheck(t)
-	prefix := acctest.Name("flt-restart")
-	config, names := fakeHosts(prefix, 10)
-	w := newWorkspace(t, config)
-	defer w.destroy()
-
-	start := time.Now()
-	cmd := w.command("apply", "-auto-approve", "-input=false", "-no-color")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Mid-apply: every node exists, some are past enroll (Ironic works on
-	// them), and not all are there yet.
-	waitFor(t, 3*time.Minute, "10 nodes registered, 3 past enroll, not all available", func() bool {
-		f := fleet(t, sc, prefix)
-		avail, past := 0, 0
-		for _, ns := range f {
-			switch ns[0].ProvisionState {
-			case "available":
-				avail++
-				past++
-			case "enroll":
-			default:
-				past++
-			}
-		}
-		return len(f) == 10 && past >= 3 && avail < 10
-	})
-	var states []string
-	inState := map[string]int{}
-	for name, ns := range fleet(t, sc, prefix) {
-		states = append(states, name[len(prefix)+1:]+"="+ns[0].ProvisionState)
-		inState[ns[0].ProvisionState]++
-	}
-	t.Logf("killing Ironic at %s; nodes: %s", time.Since(start).Round(time.Second), strings.Join(states, " "))
+	w := startFleetApply(t, acctest.Name("flt-restart"), 10)
+	states, inState := w.waitMidApply(sc)
+	t.Logf("killing Ironic at %s; nodes: %s", time.Since(w.start).Round(time.Second), strings.Join(states, " "))
 	rig(t, "kill")
 	down := time.Now()
 	time.Sleep(5 * time.Second) // Ironic stays down for a while, as a crash would leave it
 	rig(t, "resume")
 	outage := time.Since(down)
 
-	err := cmd.Wait()
-	took := time.Since(start)
+	took, errs, err := w.wait()
 	happened := fmt.Sprintf("apply finished; Ironic was down %s, killed with the nodes in %v", secs(outage), inState)
 	if err != nil {
-		errs := errorsIn(out.String())
-		t.Logf("apply failed after the restart (%v); errors:\n%s", err, strings.Join(errs, "\n"))
-		for _, e := range errs {
-			if !hostErrorRE.MatchString(e) {
-				t.Errorf("error does not name a host: %s", e)
-			}
-		}
 		d := w.mustApply("re-apply after the restart")
 		happened = fmt.Sprintf("apply failed clearly (%d errors, first: %.400s); re-apply converged in %s", len(errs), hostPart(first(errs)), secs(d))
 		took += d
 	}
-	expectFleet(t, sc, prefix, names, "available")
+	expectFleet(t, sc, w.prefix, w.names, "available")
 	w.planEmpty()
 	if n := strings.Count(w.log(), "host state"); n < 10 {
 		t.Errorf("%d \"host state\" progress lines at INFO for 10 hosts", n)
@@ -147,20 +106,12 @@ resource "baremetal_host" "lost" {
 func TestFaultTerraformKilled(t *testing.T) {
 	sc := preCheck(t)
 	t.Parallel() // with the other tests that leave Ironic alone
-	prefix := acctest.Name("flt-tfkill")
-	config, names := fakeHosts(prefix, 5)
-	w := newWorkspace(t, config)
-	defer w.destroy()
-
-	start := time.Now()
-	cmd := w.command("apply", "-auto-approve", "-input=false", "-no-color")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	w := startFleetApply(t, acctest.Name("flt-tfkill"), 5)
+	prefix := w.prefix
 	waitFor(t, 2*time.Minute, "5 nodes registered", func() bool { return len(fleet(t, sc, prefix)) == 5 })
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	_ = cmd.Wait()
-	killedAt := time.Since(start)
+	_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	_ = w.cmd.Wait()
+	killedAt := time.Since(w.start)
 	var states []string
 	for _, ns := range fleet(t, sc, prefix) {
 		states = append(states, ns[0].ProvisionState)
@@ -168,7 +119,7 @@ func TestFaultTerraformKilled(t *testing.T) {
 	t.Logf("killed terraform at %s; nodes in %v", killedAt.Round(time.Second), states)
 
 	d := w.mustApply("re-apply after SIGKILL")
-	expectFleet(t, sc, prefix, names, "available")
+	expectFleet(t, sc, prefix, w.names, "available")
 	w.planEmpty()
 	record(t, row{"Terraform (and provider) SIGKILLed mid-apply of 5 hosts",
 		fmt.Sprintf("killed at %s with nodes in %v; re-apply found the nodes by name and converged in %s", secs(killedAt), states, secs(d)),

@@ -21,56 +21,21 @@ func TestFaultSplitConductorKilled(t *testing.T) {
 	if topo := rig(t, "topology"); topo != "split" {
 		t.Skipf("needs the split rig (IRONIC_TOPOLOGY=split), this one is %s", topo)
 	}
-	prefix := acctest.Name("flt-split")
-	config, names := fakeHosts(prefix, 10)
 	const limit = 25 * time.Second
-	w := newWorkspace(t, config, "BAREMETAL_STALL_TIMEOUT="+limit.String())
-	defer w.destroy()
-
-	start := time.Now()
-	cmd := w.command("apply", "-auto-approve", "-input=false", "-no-color")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 3*time.Minute, "10 nodes registered, 3 past enroll, not all available", func() bool {
-		f := fleet(t, sc, prefix)
-		avail, past := 0, 0
-		for _, ns := range f {
-			switch ns[0].ProvisionState {
-			case "available":
-				avail++
-				past++
-			case "enroll":
-			default:
-				past++
-			}
-		}
-		return len(f) == 10 && past >= 3 && avail < 10
-	})
-	inState := map[string]int{}
-	for _, ns := range fleet(t, sc, prefix) {
-		inState[ns[0].ProvisionState]++
-	}
-	t.Logf("killing conductor-1 at %s; nodes in %v", time.Since(start).Round(time.Second), inState)
+	w := startFleetApply(t, acctest.Name("flt-split"), 10, "BAREMETAL_STALL_TIMEOUT="+limit.String())
+	_, inState := w.waitMidApply(sc)
+	t.Logf("killing conductor-1 at %s; nodes in %v", time.Since(w.start).Round(time.Second), inState)
 	rig(t, "kill", "conductor-1")
 
-	err := cmd.Wait()
-	took := time.Since(start)
+	took, errs, err := w.wait()
 	happened := fmt.Sprintf("apply finished on the surviving conductor (killed with the nodes in %v)", inState)
 	if err != nil {
-		errs := errorsIn(out.String())
 		stalls := 0
 		for _, e := range errs {
-			if !hostErrorRE.MatchString(e) {
-				t.Errorf("error does not name a host: %s", e)
-			}
 			if strings.Contains(e, "no Ironic conductor holds a lock") {
 				stalls++
 			}
 		}
-		t.Logf("apply failed (%v) after %s:\n%s", err, took.Round(time.Second), strings.Join(errs, "\n"))
 		restarted := ""
 		if stalls > 0 {
 			// As the stall error advises: restart the conductor.
@@ -83,7 +48,7 @@ func TestFaultSplitConductorKilled(t *testing.T) {
 			secs(took), len(errs), stalls, hostPart(first(errs)), restarted, secs(d))
 		took += d
 	}
-	expectFleet(t, sc, prefix, names, "available")
+	expectFleet(t, sc, w.prefix, w.names, "available")
 	w.planEmpty()
 	record(t, row{"Split topology: one of two conductors SIGKILLed mid-apply of 10 hosts", happened, secs(took), "nothing: 10 nodes, none duplicated"})
 	// Leave the rig whole for whatever runs next.

@@ -54,7 +54,9 @@
 #                        (8451); `env` then prints BAREMETAL_INSPECTOR_URL
 #   IRONIC_AGENT_CALLBACK_TIMEOUT  seconds Ironic waits for an agent's
 #                        heartbeat in clean wait / wait call-back before it
-#                        fails the node (60; see agent_conf)
+#                        fails the node (30: the simulated agent heartbeats
+#                        every 3 to 6 s, so a silent one is seen within
+#                        half a minute; see agent_conf)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -302,7 +304,7 @@ CONF
 # once); heartbeats every 3 to 6 s; a callback timeout short enough that a
 # test of a silent agent sees it.
 agent_conf() {
-  local dir=$1 t=${IRONIC_AGENT_CALLBACK_TIMEOUT:-60}
+  local dir=$1 t=${IRONIC_AGENT_CALLBACK_TIMEOUT:-30}
   mkdir -p "$dir/deploy-logs"
   cat >"$dir/agent.conf" <<CONF
 [DEFAULT]

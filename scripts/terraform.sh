@@ -3,15 +3,16 @@
 #   1. $TERRAFORM, when set (it must be 1.8 or later);
 #   2. a `terraform` on PATH that is 1.8 or later (1.11+ also runs the
 #      write-only attribute tests);
-#   3. Terraform v1.8.5 in .tools/bin, built from source if missing (5-11
-#      minutes on 2 cores). Later versions do not build from the Go module
+#   3. Terraform v1.8.5 in the tools cache outside the clone
+#      ($BAREMETAL_TOOLS_CACHE, default ~/.cache/terraform-provider-baremetal/bin),
+#      built from source if missing (5-11 minutes on 2 cores, once a machine). Later versions do not build from the Go module
 #      proxy (they carry replace directives); see the README.
 # Messages go to stderr; only the path goes to stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 min_minor=8
 version=1.8.5
-bin=$here/.tools/bin
+bin=${BAREMETAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-baremetal}/bin
 
 # tf_version BIN: prints "MAJOR.MINOR.PATCH" of a Terraform binary, or
 # nothing (from the "Terraform vX.Y.Z" line, wherever warnings put it).

@@ -17,6 +17,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 mode=${1:-all}
+began=$(date +%s)
+summary="tests: none ran"
 
 export TF_CLI_CONFIG_FILE="$here/.tools/terraformrc"
 mkdir -p "$here/.tools"
@@ -24,6 +26,16 @@ mkdir -p "$here/.tools"
 # Parallelism is kept low: the machines have 2 cores, and a fake-hardware
 # host keeps the single Ironic conductor busy for several seconds.
 GO_TEST_FLAGS=${GO_TEST_FLAGS:-"-p 2 -parallel 4 -timeout 50m"}
+
+# slowest LOG...: the ten slowest top-level tests of go test -v logs, with
+# their package (from the ok/FAIL line that closes each package's output).
+slowest() {
+  echo "== ten slowest tests"
+  awk '/^--- (PASS|FAIL): /{t[$3]=$4; n[$3]=1}
+       /^(ok|FAIL)[ \t]+[^ \t]+\//{for(k in n){p[k]=$2}; delete n}
+       END{for(k in t){s=t[k]; gsub(/[()s]/,"",s); printf "%9.1f s  %s  %s\n", s, k, p[k]}}' "$@" |
+    sort -rn | head -10
+}
 
 # run_tests ARGS...: go test -v into a log; print package results, the
 # output of failed tests, and one summary line; keep go test's exit code,
@@ -41,7 +53,8 @@ run_tests() {
   fi
   local skipped
   skipped=$(grep -cE -- '--- SKIP' "$log" || true)
-  echo "tests: $(grep -cE -- '--- PASS' "$log") passed, $(grep -cE -- '--- FAIL' "$log") failed, $skipped skipped"
+  summary="tests: $(grep -cE -- '--- PASS' "$log") passed, $(grep -cE -- '--- FAIL' "$log") failed, $skipped skipped"
+  echo "$summary"
   if [ "${NO_SKIPS:-}" = 1 ] && [ "$skipped" -gt 0 ]; then
     echo "== skipped tests fail this run (everything they need is here):"
     grep -E -A2 -- '--- SKIP' "$log" | head -100
@@ -52,8 +65,11 @@ run_tests() {
 
 if [ "$mode" = unit ]; then
   unset TF_ACC BAREMETAL_IRONIC_TESTS
-  run_tests ./...
-  exit
+  rc=0
+  run_tests ./... || rc=$?
+  slowest "$here/.tools/test.log"
+  echo "$summary"
+  exit "$rc"
 fi
 
 tf=$(scripts/terraform.sh)
@@ -95,8 +111,13 @@ else
   run_tests $pkgs || rc=$?
 fi
 echo "ironic requests served: $(scripts/ironic.sh requests) (keystone-auth Ironic: $(scripts/keystone.sh requests))"
+logs=("$here/.tools/test.log")
 if [ "$mode" = all ]; then
   KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop
   scripts/faults.sh || rc=1
+  logs+=("$here/.tools/faults.log")
 fi
+slowest "${logs[@]}"
+echo "make test took $(( $(date +%s) - began )) s"
+echo "$summary"
 exit "$rc"

@@ -218,6 +218,12 @@ func UpdateFirmwareThroughBMC(ctx context.Context, fu FirmwareUpdater, log Logge
 		// maintenance silently.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maintenanceClearTimeout)
 		defer cancel()
+		// Someone may have taken the node over meanwhile (detached it, or
+		// set maintenance of their own): that maintenance is not ours to end.
+		if now, nowReason, rerr := fu.Maintenance(cctx, id); rerr == nil && now && nowReason != reason {
+			logf("node's maintenance changed hands during the update: left as it is", map[string]any{"reason": nowReason})
+			return
+		}
 		if cerr := fu.SetMaintenance(cctx, id, false, ""); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("host %q (node %s) is STILL IN MAINTENANCE (reason %q): taking it out after the "+
 				"firmware update failed: %w; clear it by hand (baremetal node maintenance unset %s)", host, id, reason, cerr, id))

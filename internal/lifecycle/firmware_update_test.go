@@ -13,6 +13,7 @@ type fakeUpdater struct {
 	calls     []string
 	failOn    string // component whose update fails
 	clearFail bool
+	takeover  string // a maintenance reason someone sets during the update
 }
 
 func (f *fakeUpdater) Maintenance(context.Context, string) (bool, string, error) {
@@ -40,6 +41,9 @@ func (f *fakeUpdater) VerifyImage(_ context.Context, u FirmwareUpdate) error {
 
 func (f *fakeUpdater) BMCUpdate(_ context.Context, _ string, _ BMCAccess, u FirmwareUpdate, progress func(FirmwareTask)) (FirmwareUpdateResult, error) {
 	f.calls = append(f.calls, "update "+u.Component+" in maintenance="+map[bool]string{true: "yes", false: "no"}[f.on])
+	if f.takeover != "" {
+		f.reason = f.takeover
+	}
 	progress(FirmwareTask{Component: u.Component, State: "Running", Percent: 50})
 	if u.Component == f.failOn {
 		return FirmwareUpdateResult{}, errors.New("task ended Exception: flash write error")
@@ -90,6 +94,15 @@ func TestUpdateFirmwareThroughBMC(t *testing.T) {
 	}
 	if !f.on || f.reason != "disk replacement" || len(f.calls) != 1 {
 		t.Errorf("someone else's maintenance touched: %v %v", f.calls, f.reason)
+	}
+
+	// Detached while the update ran: the detach maintenance stays.
+	f = &fakeUpdater{takeover: DetachReason}
+	if _, err := UpdateFirmwareThroughBMC(context.Background(), f, nil, "h0", "id0", BMCAccess{}, ups[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if !f.on || f.reason != DetachReason || strings.Contains(strings.Join(f.calls, ","), "maintenance off") {
+		t.Errorf("a detach made during the update was ended: %v, reason %q", f.calls, f.reason)
 	}
 }
 

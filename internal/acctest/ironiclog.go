@@ -10,14 +10,17 @@ import (
 	"testing"
 )
 
-// This file reads the rig's Ironic logs (BAREMETAL_TEST_IRONIC_LOG_DIR,
-// which scripts/ironic.sh env sets) to show what a test's Terraform sent
-// Ironic: a LogMark is a place in every log there, and the request lines
-// written since then can be read back.
+// This file reads Ironic's logs to show what a test's Terraform sent
+// Ironic: the rig's (BAREMETAL_TEST_IRONIC_LOG_DIR, which scripts/ironic.sh
+// env sets) or another Ironic's, such as the Keystone rig's. A LogMark is
+// a place in every log, and the request lines written since then can be
+// read back.
 
-// LogMark is the size of each Ironic log when it was taken.
+// LogMark is the size of each log when it was taken.
 type LogMark struct {
-	dir   string
+	// glob matches the logs: files created after the mark are read
+	// from their start.
+	glob  string
 	sizes map[string]int64
 }
 
@@ -29,8 +32,22 @@ func MarkIronicLog(t *testing.T) *LogMark {
 	if dir == "" {
 		t.Fatal("BAREMETAL_TEST_IRONIC_LOG_DIR is not set: run the acceptance tests through make test (or set it from scripts/ironic.sh env)")
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-	m := &LogMark{dir: dir, sizes: map[string]int64{}}
+	return markLogs(filepath.Join(dir, "*.log"))
+}
+
+// MarkLog marks the end of one Ironic log file. The test fails when the
+// file cannot be read.
+func MarkLog(t *testing.T, file string) *LogMark {
+	t.Helper()
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("Ironic's log: %v", err)
+	}
+	return markLogs(file)
+}
+
+func markLogs(glob string) *LogMark {
+	files, _ := filepath.Glob(glob)
+	m := &LogMark{glob: glob, sizes: map[string]int64{}}
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil {
 			m.sizes[f] = st.Size()
@@ -41,13 +58,13 @@ func MarkIronicLog(t *testing.T) *LogMark {
 
 // requestLine matches an API request line of Ironic's WSGI server:
 // `"PUT /v1/nodes/<id>/states/provision HTTP/1.1" status: 202`.
-var requestLine = regexp.MustCompile(`"(GET|HEAD|PUT|POST|PATCH|DELETE) (/v1/\S*) HTTP/[0-9.]+" status: (\d+)`)
+var requestLine = regexp.MustCompile(`"(GET|HEAD|PUT|POST|PATCH|DELETE) (/\S*) HTTP/[0-9.]+" status: (\d+)`)
 
-// WritesTo returns the requests other than GET and HEAD made since the mark
-// to any of the nodes named by refs (UUIDs or names) or anything under
-// them, as "METHOD path status".
-func (m *LogMark) WritesTo(refs ...string) ([]string, error) {
-	files, _ := filepath.Glob(filepath.Join(m.dir, "*.log"))
+// Requests returns the API request lines logged since the mark, whole
+// (Ironic's request context, with the user and project of a Keystone
+// token, comes before the request).
+func (m *LogMark) Requests() ([]string, error) {
+	files, _ := filepath.Glob(m.glob)
 	var out []string
 	for _, f := range files {
 		lines, err := linesAfter(f, m.sizes[f])
@@ -55,15 +72,32 @@ func (m *LogMark) WritesTo(refs ...string) ([]string, error) {
 			return nil, err
 		}
 		for _, l := range lines {
-			r := requestLine.FindStringSubmatch(l)
-			if r == nil || r[1] == "GET" || r[1] == "HEAD" {
-				continue
+			if requestLine.MatchString(l) {
+				out = append(out, l)
 			}
-			for _, ref := range refs {
-				p := "/v1/nodes/" + ref
-				if ref != "" && (r[2] == p || strings.HasPrefix(r[2], p+"/") || strings.HasPrefix(r[2], p+"?")) {
-					out = append(out, r[1]+" "+r[2]+" "+r[3])
-				}
+		}
+	}
+	return out, nil
+}
+
+// WritesTo returns the requests other than GET and HEAD made since the mark
+// to any of the nodes named by refs (UUIDs or names) or anything under
+// them, as "METHOD path status".
+func (m *LogMark) WritesTo(refs ...string) ([]string, error) {
+	lines, err := m.Requests()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range lines {
+		r := requestLine.FindStringSubmatch(l)
+		if r[1] == "GET" || r[1] == "HEAD" {
+			continue
+		}
+		for _, ref := range refs {
+			p := "/v1/nodes/" + ref
+			if ref != "" && (r[2] == p || strings.HasPrefix(r[2], p+"/") || strings.HasPrefix(r[2], p+"?")) {
+				out = append(out, r[1]+" "+r[2]+" "+r[3])
 			}
 		}
 	}

@@ -37,3 +37,30 @@ func TestLogMarkWritesTo(t *testing.T) {
 		t.Errorf("WritesTo = %q, %v; want %q", got, err, want)
 	}
 }
+
+// A mark on one file (another Ironic's log) gives back the request lines
+// written since, whole, whatever their path.
+func TestMarkLogRequests(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "ironic-api.log")
+	before := `INFO [req-0 u1 p1] 127.0.0.1 "GET /v1/nodes HTTP/1.1" status: 200  len: 9` + "\n"
+	after := []string{
+		`INFO [req-1 u1 p1] 127.0.0.1 "GET / HTTP/1.1" status: 200  len: 9`,
+		`INFO [req-2 - -] 127.0.0.1 "GET /v1/nodes?fields=uuid HTTP/1.1" status: 401  len: 9`,
+	}
+	if err := os.WriteFile(log, []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := MarkLog(t, log)
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(after[0] + "\nDEBUG not a request\n" + after[1] + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := m.Requests()
+	if err != nil || !slices.Equal(got, after) {
+		t.Errorf("Requests = %q, %v; want %q", got, err, after)
+	}
+}

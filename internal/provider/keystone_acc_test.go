@@ -1,7 +1,6 @@
 package provider_test
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"os"
@@ -64,43 +63,27 @@ func keystoneTestRig(t *testing.T) keystoneRig {
 }
 
 // logMark is a position in the keystone-auth Ironic's log.
-func (r keystoneRig) logMark(t *testing.T) int64 {
+func (r keystoneRig) logMark(t *testing.T) *acctest.LogMark {
 	t.Helper()
-	st, err := os.Stat(r.IronicLog)
-	if err != nil {
-		t.Fatalf("the keystone-auth Ironic's log: %v", err)
-	}
-	return st.Size()
+	return acctest.MarkLog(t, r.IronicLog)
 }
 
 // requestsSince returns the API request lines the keystone-auth Ironic
 // logged after mark.
-func (r keystoneRig) requestsSince(t *testing.T, mark int64) []string {
+func (r keystoneRig) requestsSince(t *testing.T, mark *acctest.LogMark) []string {
 	t.Helper()
-	f, err := os.Open(r.IronicLog)
+	lines, err := mark.Requests()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if _, err := f.Seek(mark, 0); err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), `HTTP/1.1" status: `) {
-			out = append(out, sc.Text())
-		}
-	}
-	return out
+	return lines
 }
 
 // checkIronicSawToken checks that the keystone-auth Ironic, the catalog's
 // endpoint, served requests since mark as the rig's user and project
 // (keystonemiddleware puts the token's user and project in the request
 // context, which Ironic logs), and logs them for the record.
-func (r keystoneRig) checkIronicSawToken(t *testing.T, mark int64, how string) resource.TestCheckFunc {
+func (r keystoneRig) checkIronicSawToken(t *testing.T, mark *acctest.LogMark, how string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		lines := r.requestsSince(t, mark)
 		var ok []string
@@ -139,7 +122,7 @@ provider "baremetal" {
 }
 
 func keystoneStep(r keystoneRig, t *testing.T, how, provider string) resource.TestStep {
-	var mark int64
+	var mark *acctest.LogMark
 	return resource.TestStep{
 		PreConfig: func() { mark = r.logMark(t) },
 		Config:    provider + hostsData,
@@ -215,7 +198,7 @@ func TestAccKeystone_openrc(t *testing.T) {
 	r := keystoneTestRig(t)
 	r.openrc(t)
 	name := acctest.Name("acc-keystone")
-	var mark int64
+	var mark *acctest.LogMark
 	var start time.Time
 	host := keystoneProvider("") + fmt.Sprintf(`
 resource "baremetal_host" "test" {

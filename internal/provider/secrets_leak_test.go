@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest/secretscan"
 )
 
 // TestAccSecretsNotLeaked runs the provider as a user does, a built binary
@@ -186,26 +188,10 @@ func (rr realRun) checkNoLeaks(t *testing.T, secrets, patterns map[string]string
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"[TRACE] provider.terraform-provider-baremetal", "Ironic API request"} {
-		if !strings.Contains(string(trace), want) {
-			t.Fatalf("the TRACE log (%d bytes) has no %q: the provider's logs were not captured", len(trace), want)
-		}
-	}
-	all := map[string]string{}
-	for k, v := range secrets {
-		all[k] = v
-	}
-	for k, v := range patterns {
-		all[k] = v
-	}
-	for what, s := range all {
-		for where, text := range map[string]string{"the TRACE log": string(trace), "Terraform's output": printed, "the state": string(state)} {
-			if i := strings.Index(text, s); i >= 0 {
-				t.Errorf("the %s appears in %s: ...%s...", what, where,
-					strings.ReplaceAll(text[max(0, i-300):min(len(text), i+len(s)+100)], s, "<"+what+">"))
-			}
-		}
-	}
+	secretscan.Captured(t, "the TRACE log", string(trace), "[TRACE] provider.terraform-provider-baremetal", "Ironic API request")
+	all := maps.Clone(secrets)
+	maps.Copy(all, patterns)
+	secretscan.Check(t, all, map[string]string{"the TRACE log": string(trace), "Terraform's output": printed, "the state": string(state)})
 	t.Logf("checked %d bytes of TRACE log, %d bytes of output and %d bytes of state for %d secrets and %d patterns",
 		len(trace), len(printed), len(state), len(secrets), len(patterns))
 	return state

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest/secretscan"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
 )
 
@@ -186,8 +187,8 @@ func (e *errorExpectation) check(err error) error {
 	if e.want == nil || !e.want.MatchString(msg) {
 		return err
 	}
-	if e.secret != "" && strings.Contains(err.Error(), e.secret) {
-		return fmt.Errorf("the error shows the BMC password %q: %w", e.secret, err)
+	if leak := secretscan.Err(map[string]string{"BMC password": e.secret}, map[string]string{"the error": err.Error()}); leak != nil {
+		return leak
 	}
 	e.seen = append(e.seen, msg)
 	e.want = nil

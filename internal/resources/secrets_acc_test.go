@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest/secretscan"
 )
 
 // Write-only arguments need Terraform 1.11 end to end; these tests skip,
@@ -26,22 +27,23 @@ var needsWriteOnly = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfver
 // stateHasNo fails when any attribute of any resource in state holds one
 // of the secrets (whole or in part).
 func stateHasNo(secrets ...string) resource.TestCheckFunc {
+	named := map[string]string{}
+	for i, sec := range secrets {
+		named[fmt.Sprintf("write-only secret #%d", i+1)] = sec
+	}
 	return func(s *terraform.State) error {
+		attrs := map[string]string{}
 		for _, m := range s.Modules {
 			for addr, r := range m.Resources {
 				if r.Primary == nil {
 					continue
 				}
 				for k, v := range r.Primary.Attributes {
-					for _, sec := range secrets {
-						if strings.Contains(v, sec) {
-							return fmt.Errorf("%s.%s holds a write-only secret in state", addr, k)
-						}
-					}
+					attrs["state attribute "+addr+"."+k] = v
 				}
 			}
 		}
-		return nil
+		return secretscan.Err(named, attrs)
 	}
 }
 

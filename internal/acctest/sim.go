@@ -20,6 +20,14 @@ func StartSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles
 	return startSim(t, sim.Options{}, n, user, pass)
 }
 
+// StartSimDialect is StartSim with the hardware and answers of a vendor's
+// BMC (sim.DialectILO, sim.DialectIDRAC, sim.DialectSupermicro):
+// sim.ProfileFor(dialect, i), with random NIC MACs.
+func StartSimDialect(t *testing.T, dialect string, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
+	t.Helper()
+	return startSim(t, sim.Options{Dialect: dialect}, n, user, pass)
+}
+
 // StartAgentSim is StartSim with a simulated Ironic Python Agent on every
 // system, talking to the test Ironic: whenever a system powers on, its
 // agent looks its node up and runs the steps Ironic asks for, after
@@ -62,7 +70,10 @@ func startSim(t *testing.T, opts sim.Options, n int, user, pass string) (srv *si
 	t.Helper()
 	srv = sim.New(opts)
 	for i := range n {
-		p := sim.DefaultProfile(i)
+		p, err := sim.ProfileFor(opts.Dialect, i)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for j := range p.NICs {
 			p.NICs[j].MAC = MAC()
 		}

@@ -50,6 +50,12 @@ func TestResetToCurrentStateIsSuccess(t *testing.T) {
 				t.Errorf("%q: after %s power is %s", d, step.reset, st.PowerState)
 			}
 		}
+		// iLO and iDRAC refused ForceOff and GracefulShutdown (the system
+		// starts off) and the second On.
+		st, _ := srv.State("sys-0")
+		if want := map[string]int{sim.DialectILO: 3, sim.DialectIDRAC: 3}[d]; len(st.RefusedResets) != want {
+			t.Errorf("%q: refused %v", d, st.RefusedResets)
+		}
 	}
 
 	c := connect(t, startDialect(t, sim.DialectILO))

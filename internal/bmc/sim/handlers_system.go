@@ -147,6 +147,7 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 	}
 	if !sys.faults.PowerStuck && refuseReset(w, sys.profile.Dialect, body.ResetType, sys.power) {
 		sys.resets = append(sys.resets, body.ResetType)
+		sys.refusedResets = append(sys.refusedResets, body.ResetType)
 		return
 	}
 	if err := sys.reset(body.ResetType); err != nil {

@@ -36,6 +36,7 @@ type system struct {
 	faults          Faults
 	requests        int64
 	resets          []string
+	refusedResets   []string
 	sessionsCreated int
 	sessionsDeleted int
 	bootCount       int
@@ -58,20 +59,23 @@ type MediaState struct {
 // SystemState is what the simulator knows of a system, for tests to see
 // what a client did.
 type SystemState struct {
-	ID              string                `json:"id"`
-	PowerState      string                `json:"power_state"`
-	Boot            BootOverride          `json:"boot"`
-	BiosCurrent     map[string]any        `json:"bios_current"`
-	BiosPending     map[string]any        `json:"bios_pending"`
-	VirtualMedia    map[string]MediaState `json:"virtual_media"`
-	Firmware        map[string]string     `json:"firmware"`
-	Requests        int64                 `json:"requests"`
-	Resets          []string              `json:"resets"`
-	BootCount       int                   `json:"boot_count"`
-	SessionsCreated int                   `json:"sessions_created"`
-	SessionsDeleted int                   `json:"sessions_deleted"`
-	ActiveSessions  int                   `json:"active_sessions"`
-	Faults          Faults                `json:"faults"`
+	ID           string                `json:"id"`
+	PowerState   string                `json:"power_state"`
+	Boot         BootOverride          `json:"boot"`
+	BiosCurrent  map[string]any        `json:"bios_current"`
+	BiosPending  map[string]any        `json:"bios_pending"`
+	VirtualMedia map[string]MediaState `json:"virtual_media"`
+	Firmware     map[string]string     `json:"firmware"`
+	Requests     int64                 `json:"requests"`
+	Resets       []string              `json:"resets"`
+	// RefusedResets are the resets the dialect refused in the system's
+	// power state (also in Resets).
+	RefusedResets   []string `json:"refused_resets,omitempty"`
+	BootCount       int      `json:"boot_count"`
+	SessionsCreated int      `json:"sessions_created"`
+	SessionsDeleted int      `json:"sessions_deleted"`
+	ActiveSessions  int      `json:"active_sessions"`
+	Faults          Faults   `json:"faults"`
 	// AgentURL is the callback URL of the system's simulated agent (empty
 	// without Options.Agent); its record is at /sim/systems/{id}/agent.
 	AgentURL string `json:"agent_url,omitempty"`
@@ -270,6 +274,7 @@ func (sys *system) snapshot(activeSessions int) SystemState {
 		BiosCurrent: maps.Clone(sys.biosCurrent), BiosPending: maps.Clone(sys.biosPending),
 		VirtualMedia: map[string]MediaState{}, Firmware: maps.Clone(sys.firmware),
 		Requests: sys.requests, Resets: append([]string(nil), sys.resets...), BootCount: sys.bootCount,
+		RefusedResets:   append([]string(nil), sys.refusedResets...),
 		SessionsCreated: sys.sessionsCreated, SessionsDeleted: sys.sessionsDeleted, ActiveSessions: activeSessions,
 		Faults: sys.faults,
 	}

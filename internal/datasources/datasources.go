@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // All lists the provider's data sources.
@@ -54,26 +54,11 @@ func hostByID(ctx context.Context, cat lifecycle.Catalog, key string, diags *dia
 	return host, true
 }
 
-func stringList(s []string) types.List {
-	el := make([]attr.Value, 0, len(s))
-	for _, v := range s {
-		el = append(el, types.StringValue(v))
-	}
-	return types.ListValueMust(types.StringType, el)
-}
-
+// sortedStringList is tfglue.StringList of s sorted (s is left as it is).
 func sortedStringList(s []string) types.List {
 	c := append([]string(nil), s...)
 	sort.Strings(c)
-	return stringList(c)
-}
-
-func stringMap(m map[string]string) types.Map {
-	el := make(map[string]attr.Value, len(m))
-	for k, v := range m {
-		el[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, el)
+	return tfglue.StringList(c)
 }
 
 // hostIDAttribute is the host_id of a data source that reads one host.

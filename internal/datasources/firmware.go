@@ -106,7 +106,7 @@ func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 		m.Components = append(m.Components, firmwareComponentModel{
 			ID: types.StringValue(c.ID), Name: types.StringValue(c.Name),
 			Version: types.StringValue(c.Version), Updateable: types.BoolValue(c.Updateable),
-			RelatedTo: stringList(c.RelatedTo),
+			RelatedTo: tfglue.StringList(c.RelatedTo),
 		})
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

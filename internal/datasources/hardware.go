@@ -206,7 +206,7 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 	m.CPU = &cpuModel{
 		Arch: types.StringValue(hw.CPU.Arch), Model: types.StringValue(hw.CPU.Model),
 		ClockMegahertz: types.Float64Value(hw.CPU.ClockMegahertz), Count: types.Int64Value(int64(hw.CPU.Count)),
-		Flags: stringList(hw.CPU.Flags),
+		Flags: tfglue.StringList(hw.CPU.Flags),
 	}
 	m.NICs = make([]nicModel, 0, len(hw.NICs))
 	for _, n := range hw.NICs {

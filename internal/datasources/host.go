@@ -124,7 +124,7 @@ func summaryOf(h lifecycle.HostSummary) hostSummaryModel {
 		Maintenance:       types.BoolValue(h.Maintenance),
 		LastError:         types.StringValue(h.LastError),
 		PoweredOn:         types.BoolNull(),
-		Labels:            stringMap(h.Labels),
+		Labels:            tfglue.StringMap(h.Labels),
 		ResourceClass:     types.StringValue(h.ResourceClass),
 		Traits:            sortedStringList(h.Traits),
 		Claimed:           types.BoolValue(h.AllocationID != ""),
@@ -333,8 +333,8 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		ids = append(ids, h.ID)
 		names = append(names, h.Name)
 	}
-	m.IDs = stringList(ids)
-	m.Names = stringList(names)
+	m.IDs = tfglue.StringList(ids)
+	m.Names = tfglue.StringList(names)
 	raw, _ := json.Marshal(struct {
 		State   string
 		Claimed *bool

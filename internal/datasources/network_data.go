@@ -522,7 +522,7 @@ func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest
 	}
 	sum := sha256.Sum256(out)
 	m.ID = types.StringValue(hex.EncodeToString(sum[:]))
-	m.HostNICs = stringMap(used)
+	m.HostNICs = tfglue.StringMap(used)
 	m.JSON = types.StringValue(string(out))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // hostModel is baremetal_host's state.
@@ -290,13 +290,13 @@ func (m *hostModel) status() lifecycle.HostStatus {
 func (m *hostModel) readObserved(obs lifecycle.Observation) {
 	m.Name = types.StringValue(obs.Name)
 	if !m.Labels.IsNull() || len(obs.Labels) > 0 {
-		m.Labels = stringMap(obs.Labels)
+		m.Labels = tfglue.StringMap(obs.Labels)
 	}
 	if !m.ResourceClass.IsNull() || obs.ResourceClass != "" {
 		m.ResourceClass = types.StringValue(obs.ResourceClass)
 	}
 	if !m.Traits.IsNull() || len(obs.Traits) > 0 {
-		m.Traits = stringSet(obs.Traits)
+		m.Traits = tfglue.StringSet(obs.Traits)
 	}
 	m.readPlacement(obs)
 	if obs.BootMode != "" {
@@ -309,20 +309,4 @@ func (m *hostModel) readObserved(obs lifecycle.Observation) {
 		}
 		m.AutomatedCleaningMode = types.StringValue(mode)
 	}
-}
-
-func stringMap(m map[string]string) types.Map {
-	el := make(map[string]attr.Value, len(m))
-	for k, v := range m {
-		el[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, el)
-}
-
-func stringSet(s []string) types.Set {
-	el := make([]attr.Value, 0, len(s))
-	for _, v := range s {
-		el = append(el, types.StringValue(v))
-	}
-	return types.SetValueMust(types.StringType, el)
 }

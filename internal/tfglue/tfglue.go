@@ -1,9 +1,9 @@
 // Package tfglue holds the Terraform glue that resources and data sources
 // share: unpacking the provider's clients, the Redfish `bmc` block (one
 // model, one conversion to lifecycle.BMCAccess), the host filter of claims
-// and host lists, and the Kubernetes-style label selector (one model, one
-// conversion, one set of attribute descriptions and validators for both
-// schema flavours).
+// and host lists, framework values of Go strings, and the Kubernetes-style
+// label selector (one model, one conversion, one set of attribute
+// descriptions and validators for both schema flavours).
 package tfglue
 
 import (

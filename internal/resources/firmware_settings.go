@@ -67,7 +67,10 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 				Optional:    true,
 				ElementType: types.StringType,
 				Description: "BIOS attribute name to value, written as strings (`\"Enabled\"`, `\"5\"`, `\"true\"`). Checked " +
-					"against the schema: unknown names, read-only settings, values outside an enumeration, integers out of " +
+					"against the schema: names the host's BIOS does not have (from the BMC: its Bios resource's " +
+					"attributes, not every attribute of the registry), read-only settings, settings the registry's " +
+					"dependencies make read-only or hidden with the values the BIOS will have (the error names the " +
+					"controlling setting), values outside an enumeration, integers out of " +
 					"bounds, strings of the wrong length and non-booleans are refused, and so is any name containing " +
 					"`Password` (refused at `terraform validate`). Only these keys are managed: a value changed outside " +
 					"Terraform shows as drift.",

@@ -109,9 +109,10 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 					"component": schema.StringAttribute{
 						Required: true,
 						Description: "The component: `bios`, `bmc` or `nic:<id>` (Ironic's names; on the BMC path `bios` is the " +
-							"inventory item whose Id or Name says BIOS or System ROM, `bmc` the one that says BMC, iDRAC, iLO or " +
-							"iRMC, `nic:<id>` the item with that Id), or `redfish:<Id>` for any item of the BMC's " +
-							"FirmwareInventory (BMC path only). The `baremetal_firmware` data source lists them.",
+							"inventory item whose Id or Name says BIOS, System ROM or UEFI, `bmc` the one that says BMC, iDRAC, " +
+							"iLO, iRMC or XClarity Controller, of several the image the BMC runs (not iLO's Redundant System " +
+							"ROM, iDRAC's Previous- image or a backup), `nic:<id>` the item with that Id), or `redfish:<Id>` for " +
+							"any item of the BMC's FirmwareInventory (BMC path only). The `baremetal_firmware` data source lists them.",
 						Validators: checkString("bios, bmc, nic:<id> or redfish:<Id>", lifecycle.ValidateFirmwareComponent),
 					},
 					"url": schema.StringAttribute{

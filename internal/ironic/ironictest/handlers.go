@@ -56,6 +56,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/allocations", s.listAllocations)
 	s.mux.HandleFunc("GET /v1/allocations/{id}", s.getAllocation)
 	s.mux.HandleFunc("DELETE /v1/allocations/{id}", s.deleteAllocation)
+	s.deployTemplateRoutes()
 }
 
 // withNode resolves {id} (UUID or name) or answers 404 as Ironic does.

@@ -101,6 +101,7 @@ type Server struct {
 	pending     map[string]pending            // node -> end of its running operation
 	pendingVerb map[string]string             // node -> the verb running
 	allocating  map[string]int                // allocation -> reads before it settles
+	templates   map[string]*DeployTemplate    // deploy templates by UUID (deploytemplates.go)
 	faults      []*Fault
 	requests    []Request
 	seq         int

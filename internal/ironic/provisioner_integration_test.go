@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -18,23 +19,78 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
+// nodeTest is one test of the provisioner on the real Ironic: the shared
+// client and watcher, the test's context, a provisioner, and a
+// fake-hardware host whose node is deleted when the test ends.
+type nodeTest struct {
+	t   *testing.T
+	sc  *gophercloud.ServiceClient
+	w   *Watcher
+	ctx context.Context
+	p   *Provisioner
+	h   *lifecycle.Host
+}
+
+// newNodeTest runs t in parallel with the other node tests and sets it
+// up; mod, when not nil, changes the host before anything registers it.
+func newNodeTest(t *testing.T, mod func(h *lifecycle.Host)) *nodeTest {
+	t.Parallel()
+	sc, w := realIronic(t)
+	n := &nodeTest{t: t, sc: sc, w: w, ctx: testCtx(t), p: NewProvisioner(sc, w), h: fakeHost(t)}
+	if mod != nil {
+		mod(n.h)
+	}
+	cleanupNode(t, sc, n.h)
+	return n
+}
+
+// drive drives f on the test's host until it is done.
+func (n *nodeTest) drive(what string, f func() (lifecycle.Result, error)) lifecycle.Result {
+	n.t.Helper()
+	return drive(n.t, n.ctx, n.w, n.h, what, f)
+}
+
+// must drives f and fails the test on an error message.
+func (n *nodeTest) must(what string, f func() (lifecycle.Result, error)) {
+	n.t.Helper()
+	mustNoError(n.t, what, n.drive(what, f))
+}
+
+// register registers the host, pushing its credentials.
+func (n *nodeTest) register() {
+	n.t.Helper()
+	mustNoError(n.t, "register", register(n.t, n.ctx, n.p, n.w, n.h, true))
+}
+
+// provide makes the registered host available.
+func (n *nodeTest) provide() {
+	n.t.Helper()
+	n.must("provide", func() (lifecycle.Result, error) { return n.p.Provide(n.ctx, n.h) })
+}
+
+// node reads the host's node.
+func (n *nodeTest) node() *nodes.Node {
+	n.t.Helper()
+	return getNode(n.t, n.ctx, n.sc, n.h.Status.ID)
+}
+
+// qcow2 is a qcow2 image at url with an MD5 checksum.
+func qcow2(url string) *lifecycle.Image {
+	return &lifecycle.Image{URL: url, Checksum: "0123456789abcdef0123456789abcdef", Format: "qcow2"}
+}
+
 // TestIronicLifecycle drives one fake-hardware node through the whole
 // life: register, inspect, prepare, provide, power, provision, deprovision
 // and delete.
 func TestIronicLifecycle(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
-	h.Spec.BootMACAddress = randomMAC()
-	cleanupNode(t, sc, h)
+	nt := newNodeTest(t, func(h *lifecycle.Host) { h.Spec.BootMACAddress = randomMAC() })
+	ctx, p, w, h := nt.ctx, nt.p, nt.w, nt.h
 
-	mustNoError(t, "register", register(t, ctx, p, w, h, true))
+	nt.register()
 	if h.Status.ID == "" {
 		t.Fatal("register returned no node id")
 	}
-	n := getNode(t, ctx, sc, h.Status.ID)
+	n := nt.node()
 	if n.ProvisionState != psManageable {
 		t.Fatalf("after register: provision state %q", n.ProvisionState)
 	}
@@ -52,39 +108,37 @@ func TestIronicLifecycle(t *testing.T) {
 	// Inspect.
 	var details *lifecycle.HardwareDetails
 	started := false
-	res := drive(t, ctx, w, h, "inspect", func() (lifecycle.Result, error) {
+	nt.must("inspect", func() (lifecycle.Result, error) {
 		r, s, d, err := p.Inspect(ctx, h, false, false)
 		started = started || s
 		details = d
 		return r, err
 	})
-	mustNoError(t, "inspect", res)
 	if !started || details == nil {
 		t.Fatalf("inspect: started=%v details=%v", started, details)
 	}
 	if len(details.NICs) != 1 || details.NICs[0].MAC != h.Spec.BootMACAddress {
 		t.Errorf("details NICs = %+v, want the boot MAC port", details.NICs)
 	}
-	if n := getNode(t, ctx, sc, h.Status.ID); n.InspectionFinishedAt == nil {
+	if n := nt.node(); n.InspectionFinishedAt == nil {
 		t.Error("inspection_finished_at not set")
 	}
 	h.Status.State = lifecycle.StateInspecting
 
 	// Prepare without steps: root hints only.
 	h.Spec.RootDeviceHints = &lifecycle.RootDeviceHints{DeviceName: "/dev/vda", MinSizeGigabytes: 10}
-	res = drive(t, ctx, w, h, "prepare", func() (lifecycle.Result, error) {
+	nt.must("prepare", func() (lifecycle.Result, error) {
 		r, _, err := p.Prepare(ctx, h, true, false)
 		return r, err
 	})
-	mustNoError(t, "prepare", res)
-	n = getNode(t, ctx, sc, h.Status.ID)
+	n = nt.node()
 	if rd, _ := n.Properties["root_device"].(map[string]any); rd["name"] != "s== /dev/vda" || rd["size"] != ">= 10" {
 		t.Errorf("properties.root_device = %v", n.Properties["root_device"])
 	}
 	h.Status.State = lifecycle.StatePreparing
 
 	// Provide.
-	mustNoError(t, "provide", drive(t, ctx, w, h, "provide", func() (lifecycle.Result, error) { return p.Provide(ctx, h) }))
+	nt.provide()
 	obs, err := p.Observe(ctx, h)
 	if err != nil || obs.ProvisionState != psAvailable || obs.State != lifecycle.StateAvailable {
 		t.Fatalf("observe after provide: %+v, %v", obs, err)
@@ -92,24 +146,22 @@ func TestIronicLifecycle(t *testing.T) {
 	h.Status.State = lifecycle.StateAvailable
 
 	// Power on, then off (soft).
-	mustNoError(t, "power on", drive(t, ctx, w, h, "power on", func() (lifecycle.Result, error) { return p.PowerOn(ctx, h, false) }))
+	nt.must("power on", func() (lifecycle.Result, error) { return p.PowerOn(ctx, h, false) })
 	if obs, _ := p.Observe(ctx, h); obs.PoweredOn == nil || !*obs.PoweredOn {
 		t.Fatalf("after power on: PoweredOn=%v", obs.PoweredOn)
 	}
-	mustNoError(t, "power off", drive(t, ctx, w, h, "power off", func() (lifecycle.Result, error) {
-		return p.PowerOff(ctx, h, lifecycle.PowerSoft, false)
-	}))
+	nt.must("power off", func() (lifecycle.Result, error) { return p.PowerOff(ctx, h, lifecycle.PowerSoft, false) })
 	if obs, _ := p.Observe(ctx, h); obs.PoweredOn == nil || *obs.PoweredOn {
 		t.Fatalf("after power off: PoweredOn=%v", obs.PoweredOn)
 	}
 
 	// Provision.
-	h.Spec.Image = &lifecycle.Image{URL: "http://127.0.0.1/image.qcow2", Checksum: "0123456789abcdef0123456789abcdef", Format: "qcow2"}
+	h.Spec.Image = qcow2("http://127.0.0.1/image.qcow2")
 	h.Spec.InstanceUUID = "8f0f6ab6-2d1e-4a53-9a0e-3f9d3b0b1c11"
 	h.Spec.UserData = "#cloud-config\n"
 	h.Spec.MetaData = map[string]any{"role": "worker"}
-	mustNoError(t, "provision", drive(t, ctx, w, h, "provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) }))
-	n = getNode(t, ctx, sc, h.Status.ID)
+	nt.must("provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) })
+	n = nt.node()
 	if n.ProvisionState != psActive || n.InstanceUUID != h.Spec.InstanceUUID {
 		t.Fatalf("after provision: %q instance_uuid %q", n.ProvisionState, n.InstanceUUID)
 	}
@@ -126,14 +178,14 @@ func TestIronicLifecycle(t *testing.T) {
 	h.Status.State = lifecycle.StateProvisioned
 
 	// Deprovision.
-	mustNoError(t, "deprovision", drive(t, ctx, w, h, "deprovision", func() (lifecycle.Result, error) { return p.Deprovision(ctx, h, false) }))
-	if n := getNode(t, ctx, sc, h.Status.ID); n.ProvisionState != psAvailable {
+	nt.must("deprovision", func() (lifecycle.Result, error) { return p.Deprovision(ctx, h, false) })
+	if n := nt.node(); n.ProvisionState != psAvailable {
 		t.Fatalf("after deprovision: %q", n.ProvisionState)
 	}
 
 	// Delete (available: straight DELETE), then again: already gone.
-	mustNoError(t, "delete", drive(t, ctx, w, h, "delete", func() (lifecycle.Result, error) { return p.Delete(ctx, h) }))
-	if _, err := nodes.Get(ctx, sc, h.Status.ID).Extract(); !isNotFound(err) {
+	nt.must("delete", func() (lifecycle.Result, error) { return p.Delete(ctx, h) })
+	if _, err := nodes.Get(ctx, nt.sc, h.Status.ID).Extract(); !isNotFound(err) {
 		t.Fatalf("node still there after delete: %v", err)
 	}
 	if res, err := p.Delete(ctx, h); err != nil || res.Dirty || res.ErrorMessage != "" {
@@ -157,13 +209,8 @@ func TestIronicLifecycle(t *testing.T) {
 // by name, and by boot MAC with no id or name; a MAC on a node with another
 // name is a conflict.
 func TestIronicRegisterFindsExisting(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
-	h.Spec.BootMACAddress = randomMAC()
-	cleanupNode(t, sc, h)
+	nt := newNodeTest(t, func(h *lifecycle.Host) { h.Spec.BootMACAddress = randomMAC() })
+	ctx, p, h := nt.ctx, nt.p, nt.h
 
 	res, id, err := p.Register(ctx, h, true, false)
 	if err != nil || id == "" {
@@ -187,7 +234,7 @@ func TestIronicRegisterFindsExisting(t *testing.T) {
 	if err != nil || id3 != id {
 		t.Fatalf("register by MAC found %q (want %q): %v", id3, id, err)
 	}
-	if n := getNode(t, ctx, sc, id); n.Name != h.Spec.Name {
+	if n := nt.node(); n.Name != h.Spec.Name {
 		t.Errorf("register by MAC renamed the node to %q", n.Name)
 	}
 
@@ -199,12 +246,12 @@ func TestIronicRegisterFindsExisting(t *testing.T) {
 	if err != nil || !strings.Contains(res.ErrorMessage, "conflicts") {
 		t.Fatalf("register with a taken MAC: %+v %v", res, err)
 	}
-	if _, err := nodes.Get(ctx, sc, other.Spec.Name).Extract(); !isNotFound(err) {
+	if _, err := nodes.Get(ctx, nt.sc, other.Spec.Name).Extract(); !isNotFound(err) {
 		t.Fatalf("a node was created for the conflicting host: %v", err)
 	}
 
 	// Only one node has the name.
-	mustNoError(t, "register", register(t, ctx, p, w, h, false))
+	mustNoError(t, "register", register(t, ctx, p, nt.w, h, false))
 	if h.Status.ID != id {
 		t.Fatalf("id changed: %q -> %q", id, h.Status.ID)
 	}
@@ -213,28 +260,23 @@ func TestIronicRegisterFindsExisting(t *testing.T) {
 // TestIronicPrepareFirmware: firmware settings go through manual cleaning
 // as bios.apply_configuration on the fake bios interface.
 func TestIronicPrepareFirmware(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
-	cleanupNode(t, sc, h)
-	mustNoError(t, "register", register(t, ctx, p, w, h, true))
+	nt := newNodeTest(t, nil)
+	ctx, p, h := nt.ctx, nt.p, nt.h
+	nt.register()
 
 	h.Spec.FirmwareSettings = map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Uefi"}
 	started := false
-	res := drive(t, ctx, w, h, "prepare", func() (lifecycle.Result, error) {
+	nt.must("prepare", func() (lifecycle.Result, error) {
 		r, s, err := p.Prepare(ctx, h, true, false)
 		if s {
 			started = true
 		}
 		return r, err
 	})
-	mustNoError(t, "prepare", res)
 	if !started {
 		t.Fatal("prepare never started cleaning")
 	}
-	settings, err := nodes.ListBIOSSettings(ctx, sc, h.Status.ID, nil).Extract()
+	settings, err := nodes.ListBIOSSettings(ctx, nt.sc, h.Status.ID, nil).Extract()
 	if err != nil {
 		t.Fatalf("list bios: %v", err)
 	}
@@ -247,11 +289,11 @@ func TestIronicPrepareFirmware(t *testing.T) {
 			t.Errorf("bios %s = %q, want %q (all: %v)", k, got[k], v, got)
 		}
 	}
-	if n := getNode(t, ctx, sc, h.Status.ID); n.ProvisionState != psManageable {
+	if n := nt.node(); n.ProvisionState != psManageable {
 		t.Errorf("after prepare: %q, want manageable", n.ProvisionState)
 	}
 	// Nothing differs any more: no second cleaning.
-	res, started, err = p.Prepare(ctx, h, true, false)
+	res, started, err := p.Prepare(ctx, h, true, false)
 	if err != nil || res.Dirty || res.ErrorMessage != "" || !started {
 		t.Errorf("second prepare: %+v started=%v %v", res, started, err)
 	}
@@ -260,28 +302,25 @@ func TestIronicPrepareFirmware(t *testing.T) {
 // TestIronicInspectFailure: inspection through an unreachable Redfish BMC
 // fails, and the error carries Ironic's last_error.
 func TestIronicInspectFailure(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
-	h.Spec.BMC.Interfaces["inspect_interface"] = "redfish"
-	h.Spec.BMC.DriverInfo = map[string]any{
-		"redfish_address":  "http://127.0.0.1:1",
-		"redfish_username": "admin",
-		"redfish_password": "secret",
-	}
-	cleanupNode(t, sc, h)
-	mustNoError(t, "register", register(t, ctx, p, w, h, true))
+	nt := newNodeTest(t, func(h *lifecycle.Host) {
+		h.Spec.BMC.Interfaces["inspect_interface"] = "redfish"
+		h.Spec.BMC.DriverInfo = map[string]any{
+			"redfish_address":  "http://127.0.0.1:1",
+			"redfish_username": "admin",
+			"redfish_password": "secret",
+		}
+	})
+	ctx, p, h := nt.ctx, nt.p, nt.h
+	nt.register()
 
-	res := drive(t, ctx, w, h, "inspect", func() (lifecycle.Result, error) {
+	res := nt.drive("inspect", func() (lifecycle.Result, error) {
 		r, _, _, err := p.Inspect(ctx, h, false, false)
 		return r, err
 	})
 	if res.ErrorMessage == "" {
 		t.Fatalf("inspection did not fail: %+v", res)
 	}
-	n := getNode(t, ctx, sc, h.Status.ID)
+	n := nt.node()
 	if n.ProvisionState != psInspectFail || n.LastError == "" || !strings.Contains(res.ErrorMessage, n.LastError) {
 		t.Fatalf("error %q, node %q last_error %q", res.ErrorMessage, n.ProvisionState, n.LastError)
 	}
@@ -301,27 +340,24 @@ func TestIronicInspectFailure(t *testing.T) {
 // TestIronicDeployValidationFailure: a boot interface that lacks its
 // deploy ramdisk fails GET /validate: "host validation error".
 func TestIronicDeployValidationFailure(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
-	h.Spec.BMC.Interfaces["boot_interface"] = "redfish-virtual-media"
-	h.Spec.BMC.Interfaces["deploy_interface"] = "direct"
-	h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
-	cleanupNode(t, sc, h)
-	mustNoError(t, "register", register(t, ctx, p, w, h, true))
-	mustNoError(t, "provide", drive(t, ctx, w, h, "provide", func() (lifecycle.Result, error) { return p.Provide(ctx, h) }))
+	nt := newNodeTest(t, func(h *lifecycle.Host) {
+		h.Spec.BMC.Interfaces["boot_interface"] = "redfish-virtual-media"
+		h.Spec.BMC.Interfaces["deploy_interface"] = "direct"
+		h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
+	})
+	ctx, p, h := nt.ctx, nt.p, nt.h
+	nt.register()
+	nt.provide()
 
-	h.Spec.Image = &lifecycle.Image{URL: "http://127.0.0.1/image.qcow2", Checksum: "0123456789abcdef0123456789abcdef", Format: "qcow2"}
-	res := drive(t, ctx, w, h, "provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) })
+	h.Spec.Image = qcow2("http://127.0.0.1/image.qcow2")
+	res := nt.drive("provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) })
 	if !strings.HasPrefix(res.ErrorMessage, "host validation error") {
 		t.Fatalf("provision: %+v, want a host validation error", res)
 	}
 	if res.Verb != "validate" || res.ProvisionState != psAvailable {
 		t.Errorf("result verb %q state %q", res.Verb, res.ProvisionState)
 	}
-	if n := getNode(t, ctx, sc, h.Status.ID); n.ProvisionState != psAvailable {
+	if n := nt.node(); n.ProvisionState != psAvailable {
 		t.Errorf("node left available: %q", n.ProvisionState)
 	}
 }
@@ -330,21 +366,18 @@ func TestIronicDeployValidationFailure(t *testing.T) {
 // deploy failed; Provision reports "Image provisioning failed (url,
 // checksum): last_error", and re-issues active when retrying.
 func TestIronicDeployFailure(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
-	h.Spec.BMC.Interfaces["deploy_interface"] = "direct"
-	h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
-	cleanupNode(t, sc, h)
-	mustNoError(t, "register", register(t, ctx, p, w, h, true))
-	mustNoError(t, "provide", drive(t, ctx, w, h, "provide", func() (lifecycle.Result, error) { return p.Provide(ctx, h) }))
+	nt := newNodeTest(t, func(h *lifecycle.Host) {
+		h.Spec.BMC.Interfaces["deploy_interface"] = "direct"
+		h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
+	})
+	ctx, p, h := nt.ctx, nt.p, nt.h
+	nt.register()
+	nt.provide()
 
-	h.Spec.Image = &lifecycle.Image{URL: "http://127.0.0.1:1/image.qcow2", Checksum: "0123456789abcdef0123456789abcdef", Format: "qcow2"}
-	res := drive(t, ctx, w, h, "provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) })
+	h.Spec.Image = qcow2("http://127.0.0.1:1/image.qcow2")
+	res := nt.drive("provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) })
 	want := "Image provisioning failed (http://127.0.0.1:1/image.qcow2, 0123456789abcdef0123456789abcdef): "
-	n := getNode(t, ctx, sc, h.Status.ID)
+	n := nt.node()
 	if !strings.HasPrefix(res.ErrorMessage, want) || n.LastError == "" || !strings.HasSuffix(res.ErrorMessage, n.LastError) {
 		t.Fatalf("provision: %q, last_error %q", res.ErrorMessage, n.LastError)
 	}
@@ -352,16 +385,13 @@ func TestIronicDeployFailure(t *testing.T) {
 		t.Errorf("result verb %q state %q", res.Verb, res.ProvisionState)
 	}
 	// Deprovision from deploy failed goes back to available.
-	mustNoError(t, "deprovision", drive(t, ctx, w, h, "deprovision", func() (lifecycle.Result, error) { return p.Deprovision(ctx, h, false) }))
+	nt.must("deprovision", func() (lifecycle.Result, error) { return p.Deprovision(ctx, h, false) })
 }
 
 // TestIronicObserveMissing: Observe on a node that does not exist.
 func TestIronicObserveMissing(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
+	nt := newNodeTest(t, nil)
+	ctx, p, h := nt.ctx, nt.p, nt.h
 	h.Status.ID = "2a1f2a5e-9a8e-4a4e-8a43-000000000000"
 	obs, err := p.Observe(ctx, h)
 	if err != nil || obs.Exists {
@@ -390,25 +420,20 @@ func TestIronicObserveMissing(t *testing.T) {
 // A deployment does not own the host's registration: undeploying it keeps
 // the automated cleaning setting the host's owner gave the node.
 func TestIronicDeprovisionKeepsOwnersCleaningSetting(t *testing.T) {
-	t.Parallel()
-	sc, w := realIronic(t)
-	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
-	h := fakeHost(t)
-	h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
-	cleanupNode(t, sc, h)
-	mustNoError(t, "register", register(t, ctx, p, w, h, true))
-	mustNoError(t, "provide", drive(t, ctx, w, h, "provide", func() (lifecycle.Result, error) { return p.Provide(ctx, h) }))
+	nt := newNodeTest(t, func(h *lifecycle.Host) { h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled })
+	ctx, p, w, h := nt.ctx, nt.p, nt.w, nt.h
+	nt.register()
+	nt.provide()
 
 	// The deployment's view of the host: no cleaning mode of its own.
 	d := &lifecycle.Host{
 		Spec:   lifecycle.HostSpec{Name: h.Spec.Name, RegisteredElsewhere: true, Online: true},
 		Status: lifecycle.HostStatus{ID: h.Status.ID, State: lifecycle.StateAvailable},
 	}
-	d.Spec.Image = &lifecycle.Image{URL: "http://127.0.0.1/image.qcow2", Checksum: "0123456789abcdef0123456789abcdef", Format: "qcow2"}
+	d.Spec.Image = qcow2("http://127.0.0.1/image.qcow2")
 	mustNoError(t, "provision", drive(t, ctx, w, d, "provision", func() (lifecycle.Result, error) { return p.Provision(ctx, d, false) }))
 	mustNoError(t, "deprovision", drive(t, ctx, w, d, "deprovision", func() (lifecycle.Result, error) { return p.Deprovision(ctx, d, false) }))
-	if n := getNode(t, ctx, sc, h.Status.ID); n.AutomatedClean == nil || *n.AutomatedClean {
+	if n := nt.node(); n.AutomatedClean == nil || *n.AutomatedClean {
 		t.Fatal("automated_clean is on after undeploy, want off (the host's owner disabled it)")
 	}
 }

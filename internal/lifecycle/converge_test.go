@@ -8,13 +8,20 @@ import (
 	"time"
 )
 
-func TestConvergeNewHostToAvailable(t *testing.T) {
-	e := newEnv()
+// newUnregisteredHost is a host never registered, whose registration
+// verifies once (node-7) and whose inspection waits once.
+func newUnregisteredHost(e *testEnv) *Host {
 	h := newHost(StateNone)
 	h.Status = HostStatus{}
 	e.prov.always("Register", provReply{id: "node-7"})
 	e.prov.on("Register", provReply{res: Result{Dirty: true, RequeueAfter: 3 * time.Second, Verb: "manage", ProvisionState: "verifying"}, id: "node-7"})
 	e.prov.on("Inspect", provReply{res: Result{Dirty: true, Verb: "inspect", ProvisionState: "inspect wait"}, started: true})
+	return h
+}
+
+func TestConvergeNewHostToAvailable(t *testing.T) {
+	e := newEnv()
+	h := newUnregisteredHost(e)
 	var changes []State
 	err := e.m.Converge(context.Background(), h, ConvergeOptions{OnChange: func(h *Host) { changes = append(changes, h.Status.State) }})
 	if err != nil {
@@ -457,11 +464,7 @@ func TestConvergeRegisteredElsewhere(t *testing.T) {
 // one (counted from the start of the wait for the state it started in).
 func TestConvergeLogsEveryTransition(t *testing.T) {
 	e := newEnv()
-	h := newHost(StateNone)
-	h.Status = HostStatus{}
-	e.prov.always("Register", provReply{id: "node-7"})
-	e.prov.on("Register", provReply{res: Result{Dirty: true, RequeueAfter: 3 * time.Second, Verb: "manage", ProvisionState: "verifying"}, id: "node-7"})
-	e.prov.on("Inspect", provReply{res: Result{Dirty: true, Verb: "inspect", ProvisionState: "inspect wait"}, started: true})
+	h := newUnregisteredHost(e)
 	if err := e.m.Converge(context.Background(), h, ConvergeOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,24 @@ func (r keystoneRig) checkIronicSawToken(t *testing.T, mark *acctest.LogMark, ho
 
 var served = regexp.MustCompile(`status: 20[0-9]`)
 
+// keystoneBlock is the provider's keystone attribute with every setting of
+// the rig's user and project, their domains by name or by id, in region.
+func (r keystoneRig) keystoneBlock(domainsByID bool, region string) string {
+	key, domain := "name", r.DomainName
+	if domainsByID {
+		key, domain = "id", r.DomainID
+	}
+	return fmt.Sprintf(`  keystone = {
+    auth_url = %q
+    username = %q
+    password = %q
+    user_domain_%s = %q
+    project_name = %q
+    project_domain_%s = %q
+    region = %q
+  }`, r.AuthURL, r.Username, r.Password, key, domain, r.ProjectName, key, domain, region)
+}
+
 const hostsData = `
 data "baremetal_hosts" "all" {}
 `
@@ -152,24 +170,8 @@ func TestAccKeystone_explicit(t *testing.T) {
 		t.Fatalf("GET /v1/nodes without a token: %s, want 401", resp.Status)
 	}
 
-	byName := fmt.Sprintf(`  keystone = {
-    auth_url            = %q
-    username            = %q
-    password            = %q
-    user_domain_name    = %q
-    project_name        = %q
-    project_domain_name = %q
-    region              = %q
-  }`, r.AuthURL, r.Username, r.Password, r.DomainName, r.ProjectName, r.DomainName, r.Region)
-	byID := fmt.Sprintf(`  keystone = {
-    auth_url          = %q
-    username          = %q
-    password          = %q
-    user_domain_id    = %q
-    project_name      = %q
-    project_domain_id = %q
-    region            = %q
-  }`, r.AuthURL, r.Username, r.Password, r.DomainID, r.ProjectName, r.DomainID, r.RegionInternalOnly)
+	byName := r.keystoneBlock(false, r.Region)
+	byID := r.keystoneBlock(true, r.RegionInternalOnly)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		Steps: []resource.TestStep{

@@ -123,15 +123,7 @@ resource "baremetal_deployment" "leak" {
 func TestAccKeystoneTokenNotLeaked(t *testing.T) {
 	r := keystoneTestRig(t)
 	rr := newRealRun(t)
-	writeFile(t, filepath.Join(rr.dir, "main.tf"), keystoneProvider(fmt.Sprintf(`  keystone = {
-    auth_url            = %q
-    username            = %q
-    password            = %q
-    user_domain_name    = %q
-    project_name        = %q
-    project_domain_name = %q
-    region              = %q
-  }`, r.AuthURL, r.Username, r.Password, r.DomainName, r.ProjectName, r.DomainName, r.Region))+hostsData)
+	writeFile(t, filepath.Join(rr.dir, "main.tf"), keystoneProvider(r.keystoneBlock(false, r.Region))+hostsData)
 	mark := r.logMark(t)
 	out, err := rr.run("apply", "-auto-approve", "-input=false", "-no-color")
 	if err != nil {

@@ -33,19 +33,14 @@ resource "baremetal_host" "test" {
 
 func TestAccHost_lifecycle(t *testing.T) {
 	name := acctest.Name("acc-host")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	// Every step changes the host in place: the id stays the same.
 	sameHost := statecheck.CompareValue(compare.ValuesSame())
 	const addr = "baremetal_host.test"
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
-				return fmt.Errorf("node %s still exists after destroy: %+v", name, n)
-			}
-			return nil
-		},
+		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{ // registering -> inspecting -> preparing -> available, off.
 				Config: fakeHost(name, `  labels = { rack = "r1" }
@@ -142,6 +137,20 @@ func sameID(id *string) resource.TestCheckFunc {
 	}
 }
 
+// oneNodeNamed checks that exactly one Ironic node is named name, and
+// passes check the id of baremetal_host.test in state.
+func oneNodeNamed(t *testing.T, name string, check func(id string) error) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if err := check(s.RootModule().Resources["baremetal_host.test"].Primary.ID); err != nil {
+			return err
+		}
+		if n := acctest.NodesNamed(t, acctest.Ironic(t), name); len(n) != 1 {
+			return fmt.Errorf("want exactly one node named %s, got %d", name, len(n))
+		}
+		return nil
+	}
+}
+
 // nodeHas checks the Ironic node behind Terraform's back.
 func nodeHas(t *testing.T, name string, check func(*nodes.Node) error) resource.TestCheckFunc {
 	return func(*terraform.State) error {
@@ -176,15 +185,12 @@ func TestAccHost_deletedOutside(t *testing.T) {
   boot_mac_address = "`+mac+`"`),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					func(s *terraform.State) error {
-						if got := s.RootModule().Resources["baremetal_host.test"].Primary.ID; got == id {
+					oneNodeNamed(t, name, func(got string) error {
+						if got == id {
 							return fmt.Errorf("expected a new node after the old one was deleted, got the same id %s", id)
 						}
-						if n := acctest.NodesNamed(t, sc, name); len(n) != 1 {
-							return fmt.Errorf("want exactly one node named %s, got %d", name, len(n))
-						}
 						return nil
-					},
+					}),
 				),
 			},
 		},
@@ -215,15 +221,12 @@ func TestAccHost_resumeAfterInterruptedApply(t *testing.T) {
 				Config: fakeHost(name, ""),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					func(s *terraform.State) error {
-						if got := s.RootModule().Resources["baremetal_host.test"].Primary.ID; got != leftover {
+					oneNodeNamed(t, name, func(got string) error {
+						if got != leftover {
 							return fmt.Errorf("host id %s, want the leftover node %s", got, leftover)
 						}
-						if n := acctest.NodesNamed(t, sc, name); len(n) != 1 {
-							return fmt.Errorf("want exactly one node named %s, got %d", name, len(n))
-						}
 						return nil
-					},
+					}),
 				),
 			},
 		},
@@ -235,16 +238,11 @@ func TestAccHost_resumeAfterInterruptedApply(t *testing.T) {
 // destroy still removes it.
 func TestAccHost_inspectionFailure(t *testing.T) {
 	name := acctest.Name("acc-inspfail")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
-				return fmt.Errorf("node %s still exists after destroy", name)
-			}
-			return nil
-		},
+		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{
 				// Redfish inspection against a BMC that is not there.
@@ -312,16 +310,11 @@ func TestAccHost_planTimeErrors(t *testing.T) {
 // removes it through the delete rules.
 func TestAccHost_externallyProvisioned(t *testing.T) {
 	name := acctest.Name("acc-adopt")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
-				return fmt.Errorf("node %s still exists after destroy", name)
-			}
-			return nil
-		},
+		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{{
 			Config: fakeHost(name, `  externally_provisioned = true
   online                 = true`),
@@ -387,7 +380,7 @@ func TestAccHost_bootModeDrift(t *testing.T) {
 // and re-registering it.
 func TestAccHost_importAdoptsInPlace(t *testing.T) {
 	name := acctest.Name("acc-adopt-imp")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	var id string
 	body := `  driver      = "fake-hardware"
   driver_info = { fake_note = "acceptance" }
@@ -397,12 +390,7 @@ func TestAccHost_importAdoptsInPlace(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if n := acctest.NodesNamed(t, sc, name); len(n) != 0 {
-				return fmt.Errorf("node %s still exists after destroy", name)
-			}
-			return nil
-		},
+		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
 			{
 				Config: fmt.Sprintf("resource \"baremetal_host\" \"orig\" {\n  name = %q\n%s\n}\n", name, body),

@@ -3,6 +3,7 @@ package resources_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -205,29 +206,6 @@ import {
 	})
 }
 
-// nodePortMACs lists the MACs of the Ironic ports of the node named name.
-func nodePortMACs(t *testing.T, name string) ([]string, error) {
-	ctx := context.Background()
-	sc := acctest.Ironic(t)
-	n, err := nodes.Get(ctx, sc, name).Extract()
-	if err != nil {
-		return nil, err
-	}
-	pages, err := ports.List(sc, ports.ListOpts{NodeUUID: n.UUID}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := ports.ExtractPorts(pages)
-	if err != nil {
-		return nil, err
-	}
-	var macs []string
-	for _, p := range all {
-		macs = append(macs, strings.ToLower(p.Address))
-	}
-	return macs, nil
-}
-
 // inspect_trigger: after a hardware change (the simulated system gets a
 // new NIC), changing it inspects the available host again in place
 // (Ironic's Redfish inspection): the new MAC becomes an Ironic port of the
@@ -296,6 +274,16 @@ data "baremetal_hardware" "test" {
 			},
 		},
 	})
+}
+
+// nodePortMACs lists the MACs of the Ironic ports of the node named name
+// (lower case, sorted).
+func nodePortMACs(t *testing.T, name string) ([]string, error) {
+	got, err := portDetails(t, name)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(got)), nil
 }
 
 // portDetails reads the node's ports with every field, as

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -15,6 +16,16 @@ import (
 // driver over plain HTTP).
 func SimAddress(srv *sim.Server, id string) string {
 	return "redfish+" + srv.SystemURL(id)
+}
+
+// StartSimHost starts a simulator with one system, sys-0, that accepts
+// user and pass (StartSim), and returns it with the system's profile and a
+// host on it: baremetal_host.test named Name(prefix), with those
+// credentials.
+func StartSimHost(t *testing.T, prefix, user, pass string) (*sim.Server, sim.Profile, SimHost) {
+	t.Helper()
+	srv, profiles := StartSim(t, 1, user, pass)
+	return srv, profiles[0], SimHost{Name: Name(prefix), Address: SimAddress(srv, "sys-0"), Username: user, Password: pass}
 }
 
 // SimHost is the configuration of a baremetal_host whose BMC is a

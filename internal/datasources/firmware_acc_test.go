@@ -13,10 +13,8 @@ import (
 // FirmwareInventory (its BIOS and BMC with the profile's versions), and
 // without them there are none.
 func TestAccFirmware_redfish(t *testing.T) {
-	name := acctest.Name("tfacc-fwinv")
-	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
-	prof := profiles[0]
-	host := acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password"}
+	_, prof, host := acctest.StartSimHost(t, "tfacc-fwinv", "admin", "password")
+	host.Resource = "h"
 	config := host.HCL() + `
 data "baremetal_firmware" "rf" {
   host_id = baremetal_host.h.id

@@ -174,10 +174,9 @@ data "baremetal_hardware" "with_bmc" {
 // simulator's profile. Without credentials it falls back to what Redfish
 // inspection left in the node's properties and ports.
 func TestAccHardware_redfish(t *testing.T) {
-	name := acctest.Name("tfacc-hwrf")
-	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
-	prof := profiles[0]
-	host := acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password"}
+	_, prof, host := acctest.StartSimHost(t, "tfacc-hwrf", "admin", "password")
+	name := host.Name
+	host.Resource = "h"
 	config := host.HCL() + `
 data "baremetal_hardware" "rf" {
   host_id = baremetal_host.h.id

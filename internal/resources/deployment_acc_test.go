@@ -405,12 +405,10 @@ func depConfigDriveMAC(mac string) func(*nodes.Node) error {
 // checks that a second plan is empty. Destroying all but the host
 // deprovisions and releases it: available, unclaimed, kept.
 func TestAccDeployment_claimedWithNetworkData(t *testing.T) {
-	name := acctest.Name("acc-depnd")
 	sc := acctest.Ironic(t)
-	srv, profiles := acctest.StartSim(t, 1, "admin", "password")
-	prof := profiles[0]
-	simHost := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password",
-		Extra: fmt.Sprintf("  labels = { pool = %q }", name)}
+	_, prof, simHost := acctest.StartSimHost(t, "acc-depnd", "admin", "password")
+	name := simHost.Name
+	simHost.Extra = fmt.Sprintf("  labels = { pool = %q }", name)
 	host := simHost.HCL()
 	deployed := host + fmt.Sprintf(`
 resource "baremetal_host_claim" "test" {

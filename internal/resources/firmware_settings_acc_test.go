@@ -217,10 +217,9 @@ func TestAccFirmwareSettings_fake(t *testing.T) {
 // (schema_source = "ironic"), and every kind of bad value fails at plan
 // time with the setting's name.
 func TestAccFirmwareSettings_redfishValidation(t *testing.T) {
-	name := acctest.Name("tfacc-fwrf")
-	srv, _ := acctest.StartSim(t, 1, "admin", "password")
-	host := acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password",
-		Driver: acctest.SimHostDriverWith("bios", "redfish")}.HCL()
+	_, _, simHost := acctest.StartSimHost(t, "tfacc-fwrf", "admin", "password")
+	simHost.Resource, simHost.Driver = "h", acctest.SimHostDriverWith("bios", "redfish")
+	host := simHost.HCL()
 	config := func(settings string) string {
 		return host + fmt.Sprintf(`
 resource "baremetal_firmware_settings" "fw" {

@@ -107,9 +107,8 @@ func inspectedFrom(t *testing.T, name string, p sim.Profile) resource.TestCheckF
 // available, and is powered on and off in place, as the simulator sees.
 func TestAccHostBMC_inspectAndPower(t *testing.T) {
 	acctest.PreCheck(t)
-	name := acctest.Name("acc-bmc-insp")
-	srv, profiles := acctest.StartSim(t, 1, bmcUser, "insp-pass")
-	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "insp-pass"}
+	srv, prof, host := acctest.StartSimHost(t, "acc-bmc-insp", bmcUser, "insp-pass")
+	name := host.Name
 	var id string
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
@@ -124,7 +123,7 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
 					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-					inspectedFrom(t, name, profiles[0]),
+					inspectedFrom(t, name, prof),
 					nodeHas(t, name, func(n *nodes.Node) error {
 						if n.PowerInterface != "redfish" || n.ManagementInterface != "redfish" || n.InspectInterface != "redfish" {
 							return fmt.Errorf("interfaces power=%s management=%s inspect=%s, want redfish",
@@ -435,10 +434,10 @@ func TestAccHostBMC_addressPlanErrors(t *testing.T) {
 // registration Ironic caches the settings, which GET /v1/nodes/{id}/bios
 // then lists with the simulator's values.
 func TestAccHostBMC_biosThroughIronic(t *testing.T) {
-	srv, _ := acctest.StartSim(t, 1, "admin", "password")
-	name := acctest.Name("acc-bmc-bios")
-	config := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password",
-		Driver: acctest.SimHostDriverWith("bios", "redfish")}.HCL()
+	_, _, host := acctest.StartSimHost(t, "acc-bmc-bios", "admin", "password")
+	name := host.Name
+	host.Driver = acctest.SimHostDriverWith("bios", "redfish")
+	config := host.HCL()
 	resource.ParallelTest(t, resource.TestCase{
 		PreCheck:                 func() { acctest.PreCheck(t) },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,

@@ -58,9 +58,8 @@ func simResetCount(srv *sim.Server, id string, n *int) resource.TestCheckFunc {
 // Setting it at creation reboots nothing.
 func TestAccHostDay2_reboot(t *testing.T) {
 	acctest.PreCheck(t)
-	name := acctest.Name("acc-reboot")
-	srv, _ := acctest.StartSim(t, 1, bmcUser, "reboot-pass")
-	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "reboot-pass"}
+	srv, _, host := acctest.StartSimHost(t, "acc-reboot", bmcUser, "reboot-pass")
+	name := host.Name
 	config := func(trigger string) string {
 		return host.WithExtra(fmt.Sprintf("  reboot_trigger = %q", trigger)).HCL() + depImage(depImageA, "")
 	}
@@ -111,11 +110,12 @@ func TestAccHostDay2_reboot(t *testing.T) {
 // (maintenance off) in place, and the plan after it is empty.
 func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 	acctest.PreCheck(t)
-	name := acctest.Name("acc-detach")
-	srv, _ := acctest.StartSim(t, 1, bmcUser, "detach-pass")
+	srv, _, simHost := acctest.StartSimHost(t, "acc-detach", bmcUser, "detach-pass")
+	name := simHost.Name
 	host := func(res, extra string) string {
-		return acctest.SimHost{Resource: res, Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "detach-pass",
-			Extra: "  online = true\n" + extra}.HCL()
+		h := simHost.WithExtra("  online = true\n" + extra)
+		h.Resource = res
+		return h.HCL()
 	}
 	var id string
 	var resets int
@@ -213,9 +213,8 @@ import {
 // the host is available again on the same node.
 func TestAccHostDay2_reinspect(t *testing.T) {
 	acctest.PreCheck(t)
-	name := acctest.Name("acc-reinsp")
-	srv, profiles := acctest.StartSim(t, 1, bmcUser, "reinsp-pass")
-	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "reinsp-pass"}
+	srv, prof, host := acctest.StartSimHost(t, "acc-reinsp", bmcUser, "reinsp-pass")
+	name := host.Name
 	newMAC := acctest.MAC()
 	config := func(trigger string) string {
 		return host.WithExtra(fmt.Sprintf("  inspect_trigger = %q", trigger)).HCL() + `
@@ -253,7 +252,7 @@ data "baremetal_hardware" "test" {
 			},
 			{
 				PreConfig: func() {
-					nics := slices.Clone(profiles[0].NICs)
+					nics := slices.Clone(prof.NICs)
 					nics = append(nics, sim.NIC{Name: "ens9", MAC: newMAC, SpeedMbps: 100000, LinkUp: true})
 					if err := srv.SetNICs("sys-0", nics); err != nil {
 						t.Fatal(err)
@@ -312,10 +311,9 @@ func portDetails(t *testing.T, name string) (map[string]ports.Port, error) {
 // puts it back. Bad MACs and switch ids fail at plan, naming the value.
 func TestAccHostDay2_ports(t *testing.T) {
 	acctest.PreCheck(t)
-	name := acctest.Name("acc-ports")
-	srv, profiles := acctest.StartSim(t, 1, bmcUser, "ports-pass")
-	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "ports-pass"}
-	nics := profiles[0].NICs
+	_, prof, host := acctest.StartSimHost(t, "acc-ports", bmcUser, "ports-pass")
+	name := host.Name
+	nics := prof.NICs
 	mac0, mac1 := nics[0].MAC, nics[1].MAC
 	portsHCL := func(mac0, switchID string) string {
 		return fmt.Sprintf(`  ports = [

@@ -16,9 +16,8 @@ import (
 // leaving online unset again keeps the power as it is.
 func TestAccHostPower_deployedOnline(t *testing.T) {
 	acctest.PreCheck(t)
-	name := acctest.Name("acc-online")
-	srv, _ := acctest.StartSim(t, 1, bmcUser, "online-pass")
-	host := acctest.SimHost{Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "online-pass"}
+	srv, _, host := acctest.StartSimHost(t, "acc-online", bmcUser, "online-pass")
+	name := host.Name
 	config := func(extra string) string {
 		return host.WithExtra(extra).HCL() + depImage(depImageA, "")
 	}

@@ -73,6 +73,11 @@ if [ "$mode" = unit ]; then
 fi
 
 tf=$(scripts/terraform.sh)
+# The tests of resource identity, list resources (terraform query) and
+# actions need Terraform 1.14+: the one found, else v1.14.9 built once a
+# machine into the tools cache (acctest.Terraform114 points those tests at
+# it; the rest run with $tf).
+tf114=$(scripts/terraform.sh 1.14)
 scripts/lint.sh
 # The Keystone tests' rig (a Keystone with short-lived tokens and an Ironic
 # behind it, see scripts/keystone.sh) starts beside the main Ironic. Tokens
@@ -96,7 +101,7 @@ eval "$(scripts/keystone.sh env)"
 # BAREMETAL_ENDPOINT, and BAREMETAL_INSPECTOR_URL when inspector runs.
 eval "$(scripts/ironic.sh env)"
 set +a
-export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf"
+export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_TF114_PATH="$tf114"
 unset TF_ACC_TERRAFORM_VERSION
 
 # The fault suite kills its rig: it runs after the others, on a rig of its

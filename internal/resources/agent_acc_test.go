@@ -37,14 +37,27 @@ type stateRecorder struct {
 	mu     sync.Mutex
 	uuid   string
 	states []string
+	begin  chan struct{}
+	once   sync.Once
 }
 
+// recordStates makes the recorder of the node named name; it starts when
+// the test's PreCheck calls start, once the parallel test has its slot (a
+// recorder that started before polled Ironic four times a second for as
+// long as the test waited: thousands of requests in a full run). With
+// Ironic's log it polls only until it knows the node's uuid.
 func recordStates(t *testing.T, sc *gophercloud.ServiceClient, name string) *stateRecorder {
-	r := &stateRecorder{}
+	r := &stateRecorder{begin: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	logged := os.Getenv("BAREMETAL_TEST_IRONIC_LOG_DIR") != ""
 	go func() {
 		defer close(done)
+		select {
+		case <-r.begin:
+		case <-ctx.Done():
+			return
+		}
 		tick := time.NewTicker(250 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -55,6 +68,9 @@ func recordStates(t *testing.T, sc *gophercloud.ServiceClient, name string) *sta
 					r.states = append(r.states, n.ProvisionState)
 				}
 				r.mu.Unlock()
+				if logged {
+					return
+				}
 			}
 			select {
 			case <-ctx.Done():
@@ -70,6 +86,9 @@ func recordStates(t *testing.T, sc *gophercloud.ServiceClient, name string) *sta
 	})
 	return r
 }
+
+// start begins recording (from the test's PreCheck).
+func (r *stateRecorder) start() { r.once.Do(func() { close(r.begin) }) }
 
 func (r *stateRecorder) seen() []string {
 	r.mu.Lock()
@@ -237,7 +256,7 @@ func TestAccAgent_deploy(t *testing.T) {
 	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
 	rec := func() agent.Record { r, _ := srv.AgentRecord("sys-0"); return r }
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{
@@ -348,7 +367,7 @@ func TestAccAgent_customDeploy(t *testing.T) {
 	states := recordStates(t, sc, name)
 	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{{
@@ -482,7 +501,7 @@ func TestAccAgent_inspection(t *testing.T) {
 	config = regexp.MustCompile(`(?s)(data "baremetal_hardware" "test" \{\n  host_id = baremetal_host.test.id\n)  bmc = \{.*?\n  \}\n`).ReplaceAllString(config, "$1")
 	cpus := p.CPU.Count * p.CPU.CoresPerSocket * p.CPU.ThreadsPerCore
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheckInspector(t) },
+		PreCheck:                 func() { acctest.PreCheckInspector(t); states.start() },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{{
@@ -564,7 +583,7 @@ resource "baremetal_firmware_settings" "test" {
 }
 `
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{{

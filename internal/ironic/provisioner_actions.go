@@ -424,12 +424,31 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 		if node.Maintenance {
 			return p.setMaintenance(ctx, h, node, false, "")
 		}
+		if extraString(node, extraErase) == eraseRunning {
+			// The erasure failed: it runs again after manage.
+			var res lifecycle.Result
+			var ok bool
+			if node, res, ok, err = p.update(ctx, h, node, "update", nodes.UpdateOpts{eraseMarkerOp(eraseQueued)}); !ok {
+				return res, err
+			}
+		}
 		res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
 		return res, err
 	case psManageable:
+		if step := eraseStep(h, node); step != "" && erasePending(node) {
+			res, updated, finished, err := p.eraseDisks(ctx, h, node, "deleted", step)
+			if !finished {
+				return res, err
+			}
+			node = updated
+		}
 		res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetProvide})
 		return res, err
 	case psAvailable:
+		if step := eraseStep(h, node); step != "" && erasePending(node) {
+			res, _, _, err := p.eraseDisks(ctx, h, node, "deleted", step)
+			return res, err
+		}
 		logInfo(ctx, "deprovisioned", h, node, "deleted")
 		return done("deleted", ps), nil
 	case psDeleting, psCleaning, psCleanWait, psDeploying:
@@ -439,13 +458,19 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 		// Sync automated_clean from the spec (BMO), unless another owner
 		// registered the node: then its setting stands.
 		want := h.Spec.AutomatedCleaningMode != lifecycle.CleaningDisabled
+		var patch nodes.UpdateOpts
 		if !h.Spec.RegisteredElsewhere && (node.AutomatedClean == nil || *node.AutomatedClean != want) {
+			patch = append(patch, nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/automated_clean", Value: want})
+		}
+		// express and full erase the disks once the undeploy's cleaning
+		// is over (eraseDisks).
+		if eraseStep(h, node) != "" && extraString(node, extraErase) != eraseQueued {
+			patch = append(patch, eraseMarkerOp(eraseQueued))
+		}
+		if len(patch) > 0 {
 			var res lifecycle.Result
 			var ok bool
-			node, res, ok, err = p.update(ctx, h, node, "update", nodes.UpdateOpts{
-				nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/automated_clean", Value: want},
-			})
-			if !ok {
+			if node, res, ok, err = p.update(ctx, h, node, "update", patch); !ok {
 				return res, err
 			}
 		}

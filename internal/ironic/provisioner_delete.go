@@ -25,11 +25,23 @@ func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.
 		return lifecycle.Result{Verb: "delete", ProvisionState: node.ProvisionState}, err
 	}
 	ps := node.ProvisionState
+	if ps == psCleanWait && extraString(node, extraErase) == eraseRunning {
+		return p.continuing("delete", ps, p.slowPoll), nil
+	}
 	switch ps {
 	case psVerifying:
 		return p.continuing("manage", ps, p.slowPoll), nil
 	case psEnroll:
 	case psAvailable, psManageable:
+		// express and full erase the disks of a host deleted while
+		// available, unless its deprovision just did.
+		if step := eraseStep(h, node); step != "" && extraString(node, extraErase) != eraseDone {
+			res, updated, finished, err := p.eraseDisks(ctx, h, node, "delete", step)
+			if !finished {
+				return res, err
+			}
+			node = updated
+		}
 		if node.InstanceUUID != "" {
 			_, res, ok, err := p.update(ctx, h, node, "update", nodes.UpdateOpts{
 				nodes.UpdateOperation{Op: nodes.RemoveOp, Path: "/instance_uuid"},
@@ -37,6 +49,13 @@ func (p *Provisioner) Delete(ctx context.Context, h *lifecycle.Host) (lifecycle.
 			if !ok {
 				return res, err
 			}
+		}
+	case psCleanFail:
+		if extraString(node, extraErase) == eraseRunning {
+			return failed("delete", ps, "Erasing the disks failed: "+node.LastError), nil
+		}
+		if !node.Maintenance {
+			return p.setMaintenance(ctx, h, node, true, "forcing deletion in terraform-provider-baremetal")
 		}
 	case psDeploying, psCleaning, psInspecting, psServicing, psDeleting, psAdopting, psRescuing, psUnrescuing:
 		logDebug(ctx, "waiting for the node to settle before delete", h, node, "delete")

@@ -213,6 +213,14 @@ func (p *Provisioner) createNode(ctx context.Context, h *lifecycle.Host) (*nodes
 	if len(h.Spec.Labels) > 0 {
 		body["extra"] = map[string]any{"labels": h.Spec.Labels}
 	}
+	if eraseStepFor(h.Spec.AutomatedCleaningMode) != "" {
+		extra, _ := body["extra"].(map[string]any)
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra[extraCleaningMode] = h.Spec.AutomatedCleaningMode
+		body["extra"] = extra
+	}
 	if h.Spec.DisablePowerOff {
 		body["disable_power_off"] = true
 	}
@@ -278,6 +286,7 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 			add("/extra/labels", h.Spec.Labels)
 		}
 	}
+	patch = append(patch, cleaningModePatch(h, node)...)
 	if credentialsChanged && h.Spec.BMC.HasCredentials() {
 		if node.Driver != h.Spec.BMC.Driver {
 			add("/driver", h.Spec.BMC.Driver)

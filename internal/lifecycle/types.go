@@ -61,10 +61,15 @@ const (
 	BootModeLegacy         BootMode = "legacy"
 )
 
-// AutomatedCleaningMode is BMO's automatedCleaningMode.
+// AutomatedCleaningMode is BMO's automatedCleaningMode, plus the disk
+// erasure modes: express (Ironic's erase_devices_express) and full
+// (erase_devices), run on deprovision and delete on top of the metadata
+// cleaning.
 const (
 	CleaningMetadata = "metadata"
 	CleaningDisabled = "disabled"
+	CleaningExpress  = "express"
+	CleaningFull     = "full"
 )
 
 // RootDeviceHints are BMO's root device hints (devicehints.go).

@@ -296,6 +296,8 @@ func corpus() []badCase {
 		bad("unknown interface", "interfaces", host(`interfaces = { boots = "pxe" }`),
 			`"boots"`),
 		bad("boot mode in lower case", "boot_mode", host(`boot_mode = "uefi"`), "boot_mode", `got: "uefi"`),
+		bad("erasure mode that Ironic has no step for", "automated_cleaning_mode", host(`automated_cleaning_mode = "secure"`),
+			"automated_cleaning_mode", `"express"`, `"full"`, `got: "secure"`),
 		bad("inspection disabled without a MAC", "boot_mac_address", host(`
   inspection       = "disabled"
   boot_mac_address = null`), "Missing boot_mac_address", `inspection = "disabled" needs boot_mac_address`),

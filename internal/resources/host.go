@@ -163,8 +163,8 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"disable_power_off": disablePowerOffAttribute(),
 			"automated_cleaning_mode": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(lifecycle.CleaningMetadata),
-				Description: "`metadata` (default: Ironic cleans disk metadata when the host becomes available or is released) or `disabled`.",
-				Validators:  []validator.String{stringvalidator.OneOf(lifecycle.CleaningMetadata, lifecycle.CleaningDisabled)},
+				Description: "`metadata` (default: Ironic cleans disk metadata when the host becomes available or is released), `disabled`, or, for hosts recycled between tenants, `express` (Ironic's `erase_devices_express`: hardware secure erase, else metadata) or `full` (`erase_devices`: secure erase, else overwrite every disk; slow), run by a manual clean after a deployment's deprovision and before the node of an available host is deleted.",
+				Validators:  []validator.String{stringvalidator.OneOf(lifecycle.CleaningMetadata, lifecycle.CleaningDisabled, lifecycle.CleaningExpress, lifecycle.CleaningFull)},
 			},
 			"inspection": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("enabled"),

@@ -306,6 +306,8 @@ func (m *hostModel) readObserved(obs lifecycle.Observation) {
 		mode := lifecycle.CleaningMetadata
 		if !*obs.AutomatedCleaning {
 			mode = lifecycle.CleaningDisabled
+		} else if cur := m.AutomatedCleaningMode.ValueString(); cur == lifecycle.CleaningExpress || cur == lifecycle.CleaningFull {
+			mode = cur // erasure on top of automated cleaning
 		}
 		m.AutomatedCleaningMode = types.StringValue(mode)
 	}

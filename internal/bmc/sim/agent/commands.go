@@ -70,6 +70,7 @@ func step(name, iface string, priority int, reboot bool, argsinfo map[string]any
 func (a *Agent) getCleanSteps(*boot, map[string]any) (any, error) {
 	steps := []any{
 		step("erase_devices", "deploy", 10, false, nil),
+		step("erase_devices_express", "deploy", 0, false, nil),
 		step("erase_devices_metadata", "deploy", 99, false, nil),
 		step("delete_configuration", "raid", 0, false, nil),
 		step("create_configuration", "raid", 0, false, nil),
@@ -115,8 +116,8 @@ func (a *Agent) executeCleanStep(b *boot, params map[string]any) (any, error) {
 	s, id, args := stepOf(params)
 	var res any
 	switch id {
-	case "deploy.erase_devices", "deploy.erase_devices_metadata":
-		a.erase(b)
+	case "deploy.erase_devices", "deploy.erase_devices_express", "deploy.erase_devices_metadata":
+		a.erase(b, strings.TrimPrefix(id, "deploy."))
 	case "raid.create_configuration":
 		node, _ := params["node"].(map[string]any)
 		cfg, _ := node["target_raid_config"].(map[string]any)
@@ -164,7 +165,7 @@ func (a *Agent) executeDeployStep(b *boot, params map[string]any) (any, error) {
 			return nil, err
 		}
 	case "deploy.erase_devices_metadata":
-		a.erase(b)
+		a.erase(b, "erase_devices_metadata")
 	case "deploy.inject_files":
 	case "raid.apply_configuration":
 		cfg, _ := args["raid_config"].(map[string]any)
@@ -189,10 +190,18 @@ func (a *Agent) executeDeployStep(b *boot, params map[string]any) (any, error) {
 	return map[string]any{"deploy_result": nil, "deploy_step": s}, nil
 }
 
-func (a *Agent) erase(b *boot) {
+// erase runs erase step (erase_devices_metadata, erase_devices_express or
+// erase_devices) on every disk of the inventory and records it per disk.
+func (a *Agent) erase(b *boot, step string) {
+	disks := a.m.Inventory().Disks
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.rec.ErasedMetadata++
+	if step == "erase_devices_metadata" {
+		a.rec.ErasedMetadata++
+	}
+	for _, d := range disks {
+		a.rec.Erasures = append(a.rec.Erasures, Erasure{Step: step, Disk: d.Name})
+	}
 	b.wroteOS = false
 }
 

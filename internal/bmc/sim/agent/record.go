@@ -36,7 +36,9 @@ type Record struct {
 	BIOS        map[string]any     `json:"bios,omitempty"`
 	// ErasedMetadata counts erase_devices_metadata runs.
 	ErasedMetadata int `json:"erased_metadata"`
-	LogsCollected  int `json:"logs_collected"`
+	// Erasures are the erase steps run, one per disk, in order.
+	Erasures      []Erasure `json:"erasures"`
+	LogsCollected int       `json:"logs_collected"`
 	// Inspection is inspector's answer to the last inventory it accepted
 	// (it accepts one only while it inspects the node); InspectionRejected
 	// counts the boots whose post it refused or that could not reach it.
@@ -67,6 +69,23 @@ type ConfigDriveRecord struct {
 	NetworkData json.RawMessage `json:"network_data,omitempty"`
 	Files       []string        `json:"files"`
 	Error       string          `json:"error,omitempty"`
+}
+
+// Erasure is one erase step run on one disk.
+type Erasure struct {
+	Step string `json:"step"` // erase_devices_metadata, erase_devices_express, erase_devices
+	Disk string `json:"disk"`
+}
+
+// ErasedWith lists the disks step erased (each once).
+func (r Record) ErasedWith(step string) []string {
+	var disks []string
+	for _, e := range r.Erasures {
+		if e.Step == step && !slices.Contains(disks, e.Disk) {
+			disks = append(disks, e.Disk)
+		}
+	}
+	return disks
 }
 
 // InspectionRecord is the last post to ironic-inspector.
@@ -136,6 +155,7 @@ func (a *Agent) Record() Record {
 	r.CommandLog = slices.Clone(r.CommandLog)
 	r.CleanSteps = slices.Clone(r.CleanSteps)
 	r.DeploySteps = slices.Clone(r.DeploySteps)
+	r.Erasures = slices.Clone(r.Erasures)
 	r.Events = slices.Clone(r.Events)
 	return r
 }

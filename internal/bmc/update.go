@@ -144,6 +144,9 @@ func standbyImage(c FirmwareComponent) bool {
 // an ErrUpdateFailed RedfishError carrying the task's message.
 func (c *RedfishClient) UpdateFirmware(ctx context.Context, target FirmwareComponent, imageURL string, opts UpdateOptions) (UpdateTask, error) {
 	op := "update firmware " + target.ID
+	if target.Name != "" && target.Name != target.ID {
+		op += " (" + target.Name + ")"
+	}
 	us, err := c.api.Service.UpdateService()
 	if err != nil {
 		return UpdateTask{}, c.wrap("read update service", err)

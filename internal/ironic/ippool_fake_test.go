@@ -253,8 +253,9 @@ func TestFakeIPPoolSameOwnerRace(t *testing.T) {
 	}
 }
 
-// Concurrent claims through one store: every claim gets its own address,
-// and the one past the size fails.
+// Concurrent claims through two stores (two provider processes, whose
+// own claims take turns): every claim gets its own address, and the one
+// past the size fails.
 func TestFakeIPPoolConcurrentClaims(t *testing.T) {
 	store, srv := poolStoreOnFake(t)
 	ctx := context.Background()
@@ -262,6 +263,7 @@ func TestFakeIPPoolConcurrentClaims(t *testing.T) {
 	if err := store.CreatePool(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
+	stores := []*IPPoolStore{store, NewIPPoolStore(store.sc)}
 	var wg sync.WaitGroup
 	results := make([]lifecycle.IPClaim, 21)
 	errs := make([]error, 21)
@@ -269,7 +271,7 @@ func TestFakeIPPoolConcurrentClaims(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = lifecycle.ClaimIP(ctx, store, nopLog{}, "busy", fmt.Sprintf("owner-%02d", i))
+			results[i], errs[i] = lifecycle.ClaimIP(ctx, stores[i%2], nopLog{}, "busy", fmt.Sprintf("owner-%02d", i))
 		}()
 	}
 	wg.Wait()

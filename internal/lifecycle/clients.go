@@ -16,6 +16,9 @@ type Clients struct {
 	// Updater runs firmware updates through a host's BMC (when Ironic has
 	// no firmware API). Implemented by internal/ironic.
 	Updater FirmwareUpdater
+	// IPPools keeps IP pools and their allocated addresses (baremetal_ip_pool,
+	// baremetal_ip_claim). Implemented by internal/ironic.
+	IPPools IPPoolStore
 	// CheckBMC, when set, checks that a host's BMC answers and accepts its
 	// credentials before the host is registered (Redfish pre-flight).
 	CheckBMC func(ctx context.Context, access BMCAccess) error

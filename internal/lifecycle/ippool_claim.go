@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // IPPoolStore keeps pools and their allocated addresses where every
@@ -97,6 +98,14 @@ func ClaimIP(ctx context.Context, store IPPoolStore, log Logger, pool, owner str
 	if owner == "" {
 		return IPClaim{}, fmt.Errorf("claim from pool %s: the owner key is empty", pool)
 	}
+	// Claims of one pool in this process take turns: they would only race
+	// each other for the same lowest address. Claims of other processes
+	// (workspaces) race through the store's atomic create.
+	unlock, err := lockPool(ctx, store, pool)
+	if err != nil {
+		return IPClaim{}, fmt.Errorf("claim from pool %s for %q: waiting for this process's other claims: %w", pool, owner, err)
+	}
+	defer unlock()
 	spec, p, err := loadPool(ctx, store, pool)
 	if err != nil {
 		return IPClaim{}, err
@@ -164,6 +173,21 @@ rounds:
 		// some may have been released meanwhile.
 	}
 	return IPClaim{}, fmt.Errorf("claim from pool %s for %q: gave up after %d rounds of losing every free address to concurrent claims", pool, owner, maxClaimRounds)
+}
+
+// poolLocks holds one lock per store and pool (a 1-buffered channel, so
+// that waiting honours the context).
+var poolLocks sync.Map
+
+func lockPool(ctx context.Context, store IPPoolStore, pool string) (func(), error) {
+	v, _ := poolLocks.LoadOrStore(fmt.Sprintf("%p/%s", store, pool), make(chan struct{}, 1))
+	ch := v.(chan struct{}) //nolint:forcetypeassert // only channels are stored
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // loadPool reads and compiles a pool; ErrPoolNotFound when it is missing.
@@ -307,4 +331,37 @@ func Stranded(spec IPPoolSpec, recs []IPAddressRecord) ([]StrandedAddress, error
 		out = append(out, StrandedAddress{IPAddressRecord: r, Reason: reason})
 	}
 	return out, nil
+}
+
+// PoolSettings reads a pool's definition for network data (gateway, DNS
+// servers, prefix); ErrPoolNotFound (wrapped) when it is missing.
+func PoolSettings(ctx context.Context, store IPPoolStore, pool string) (IPPoolSpec, error) {
+	spec, ok, err := store.Pool(ctx, pool)
+	if err != nil {
+		return spec, fmt.Errorf("reading IP pool %s: %w", pool, err)
+	}
+	if !ok {
+		return spec, fmt.Errorf("IP pool %s: %w", pool, ErrPoolNotFound)
+	}
+	return spec, nil
+}
+
+// PoolAddress is owner's address of pool for network data, as Metal3's
+// ipAddressFromIPPool renders it: the address owner's claim holds, else
+// owner's pre-allocation (reserved for it, nobody else gets it). Without
+// either it is an error that says how to claim one.
+func PoolAddress(ctx context.Context, store IPPoolStore, pool, owner string) (IPClaim, error) {
+	c, ok, err := FindIPClaim(ctx, store, pool, owner)
+	if err != nil || ok {
+		return c, err
+	}
+	spec, err := PoolSettings(ctx, store, pool)
+	if err != nil {
+		return IPClaim{}, err
+	}
+	if a, ok := spec.PreAllocations[owner]; ok {
+		return claimOf(IPAddressRecord{Pool: pool, Owner: owner, Address: a}, spec), nil
+	}
+	return IPClaim{}, fmt.Errorf("owner %q holds no address of IP pool %s: claim one with a baremetal_ip_claim "+
+		"{ pool = %q, owner = %q } and make this data source depend on it (depends_on), so that it is read after the claim", owner, pool, pool, owner)
 }

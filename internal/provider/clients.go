@@ -87,6 +87,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 		Catalog:  cat,
 		Firmware: cat,
 		Updater:  cat,
+		IPPools:  ironic.NewIPPoolStore(conn.Client),
 		CheckBMC: bmc.CheckAccess,
 	}, nil
 }

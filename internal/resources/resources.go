@@ -33,6 +33,8 @@ func All() []func() resource.Resource {
 		NewHostClaim,
 		NewFirmwareSettings,
 		NewFirmwareUpdate,
+		NewIPPool,
+		NewIPClaim,
 	}
 }
 

@@ -94,6 +94,13 @@ type staticNetworkModel struct {
 	Prefix  types.Int64  `tfsdk:"prefix"`
 	Gateway types.String `tfsdk:"gateway"`
 	Routes  []routeModel `tfsdk:"routes"`
+
+	// From IP pools (network_data_pool.go).
+	IPAddressFromPool types.String `tfsdk:"ip_address_from_pool"`
+	PoolOwner         types.String `tfsdk:"pool_owner"`
+	GatewayFromPool   types.String `tfsdk:"gateway_from_pool"`
+	DNSFromPool       types.String `tfsdk:"dns_from_pool"`
+	DNS               types.List   `tfsdk:"dns"`
 }
 
 type dhcpNetworkModel struct {
@@ -173,21 +180,26 @@ func routesAttr() schema.ListNestedAttribute {
 
 func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	static := func(family string) schema.ListNestedAttribute {
+		attrs := map[string]schema.Attribute{
+			"id":   reqString("Network id (unique across all networks)."),
+			"link": reqString("Id of the link (ethernet, bond or VLAN) the network is on."),
+			"address": withString(optString("The host's address, `10.0.0.5`, or address/prefix, `10.0.0.5/24` (then `prefix` may be omitted), "+
+				"e.g. a `baremetal_ip_claim`'s `cidr`. Set either this or `ip_address_from_pool`."), validators.IPOrPrefix()),
+			"prefix": schema.Int64Attribute{
+				Optional: true, Description: "Prefix length (1-32 for IPv4, 1-128 for IPv6).",
+				Validators: []validator.Int64{int64validator.Between(1, 128)},
+			},
+			"gateway": withString(optString("Default gateway, inside the network's subnet. Routes without a gateway use it, and a default route through it is "+
+				"added unless `routes` has one."), validators.IPAddress()),
+			"routes": routesAttr(),
+		}
+		for k, v := range poolNetworkAttributes() {
+			attrs[k] = v
+		}
 		return schema.ListNestedAttribute{
-			Optional:    true,
-			Description: "Statically addressed " + family + " networks.",
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"id":      reqString("Network id (unique across all networks)."),
-				"link":    reqString("Id of the link (ethernet, bond or VLAN) the network is on."),
-				"address": withString(reqString("The host's address, `10.0.0.5`, or address/prefix, `10.0.0.5/24` (then `prefix` may be omitted)."), validators.IPOrPrefix()),
-				"prefix": schema.Int64Attribute{
-					Optional: true, Description: "Prefix length (1-32 for IPv4, 1-128 for IPv6).",
-					Validators: []validator.Int64{int64validator.Between(1, 128)},
-				},
-				"gateway": withString(optString("Default gateway, inside the network's subnet. Routes without a gateway use it, and a default route through it is "+
-					"added unless `routes` has one."), validators.IPAddress()),
-				"routes": routesAttr(),
-			}},
+			Optional:     true,
+			Description:  "Statically addressed " + family + " networks.",
+			NestedObject: schema.NestedAttributeObject{Attributes: attrs},
 		}
 	}
 	dynamic := func(desc string) schema.ListNestedAttribute {
@@ -352,6 +364,7 @@ func static(ctx context.Context, in []staticNetworkModel, diags *diag.Diagnostic
 		out = append(out, networkdata.Network{
 			ID: n.ID.ValueString(), Link: n.Link.ValueString(), Address: n.Address.ValueString(),
 			Prefix: int(n.Prefix.ValueInt64()), Gateway: n.Gateway.ValueString(), Routes: routes(ctx, n.Routes, diags),
+			DNS: listStrings(ctx, n.DNS, diags),
 		})
 	}
 	return out
@@ -445,6 +458,7 @@ func (d *networkDataSource) ValidateConfig(ctx context.Context, req datasource.V
 	}
 	tmpl, diags := m.template(ctx)
 	resp.Diagnostics.Append(diags...)
+	tmpl = checkPoolNetworks(&m, tmpl, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -502,6 +516,10 @@ func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		if hw != nil {
 			hostNICs = hw.NICs
 		}
+	}
+	d.resolvePools(ctx, &m, &tmpl, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
 	}
 	nics := mergeNICs(hostNICs, explicit)
 	out, err := networkdata.RenderJSON(tmpl, nics)

@@ -112,6 +112,9 @@ type Network struct {
 	// Routes already has one.
 	Gateway string
 	Routes  []Route
+	// DNS servers of the network, rendered as the network's services
+	// (as Nova renders a subnet's DNS servers); none: no services key.
+	DNS []string
 }
 
 // DHCPNetwork is a network addressed by DHCP (or SLAAC).
@@ -471,6 +474,17 @@ func (r *renderer) networks(n Networks) []any {
 				routes = append(append([]Route(nil), routes...), Route{Network: def, Gateway: gw})
 			}
 			entry["routes"] = r.routes(nw.ID, routes, gw, v6)
+			if len(nw.DNS) > 0 {
+				services := make([]any, 0, len(nw.DNS))
+				for _, dns := range nw.DNS {
+					if _, err := netip.ParseAddr(dns); err != nil {
+						r.fail("network %q: DNS server %q is not an IP address", nw.ID, dns)
+						continue
+					}
+					services = append(services, dnsService(dns))
+				}
+				entry["services"] = services
+			}
 			out = append(out, entry)
 		}
 	}

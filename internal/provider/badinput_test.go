@@ -444,6 +444,29 @@ func corpus() []badCase {
 		bad("nics map with a bad MAC", "nics", networkData(`nics = { eno1 = "52-54-00-12-34-56" }`),
 			`"52-54-00-12-34-56" is not a MAC address`),
 
+		// IP pools and claims.
+		bad("IP pool range that ends before it starts", "ranges[0].end", ipPool(`ranges = [{ start = "10.0.0.20", end = "10.0.0.10" }]`),
+			"Invalid ranges[0].end", "end 10.0.0.10 is before start 10.0.0.20"),
+		bad("IP pool gateway outside the prefix", "gateway", ipPool(`gateway = "10.0.1.1"`),
+			"Invalid gateway", "gateway 10.0.1.1 is outside the pool's network 10.0.0.0/24"),
+		bad("IP pool ranges that overlap", "ranges[1]", ipPool(`ranges = [
+    { start = "10.0.0.10", end = "10.0.0.20" },
+    { start = "10.0.0.15", end = "10.0.0.30" },
+  ]`), "Invalid ranges[1]", "range 10.0.0.15-10.0.0.30 overlaps ranges[0] (10.0.0.10-10.0.0.20)"),
+		bad("IP pool range end outside the prefix", "ranges[0].end", ipPool(`ranges = [{ start = "10.0.0.10", end = "10.0.1.5" }]`),
+			"Invalid ranges[0].end", "end 10.0.1.5 is outside the pool's network 10.0.0.0/24"),
+		bad("IP pool range of IPv4 and IPv6", "ranges[0].end", ipPool(`ranges = [{ start = "10.0.0.10", end = "fd00::20" }]`),
+			"Invalid ranges[0].end", "start 10.0.0.10 is IPv4 but end fd00::20 is IPv6"),
+		bad("IP pool name with capitals", "name", ipPool(`name = "Rack_1"`),
+			"Invalid name", `"Rack_1" is not a pool name`),
+		bad("IP pool prefix of IPv6 length", "prefix", ipPool(`prefix = 64`),
+			"Invalid prefix", "prefix 64 is out of range for an IPv4 pool (1-32"),
+		bad("IP claim of an empty owner", "owner", resourceBlock("baremetal_ip_claim", map[string]string{"pool": `"r01"`}, `owner = ""`),
+			"owner"),
+		bad("network with an address and one from a pool", "networks.ipv4[0].address",
+			staticNet(`address = "10.0.0.5/24", ip_address_from_pool = "r01", pool_owner = "worker-0"`),
+			"Conflicting address", "set either address or ip_address_from_pool"),
+
 		// Firmware updates.
 		bad("firmware update component in capitals", "updates[0].component",
 			firmwareUpdate(`updates = [{ component = "BIOS", url = "http://img/bios.bin" }]`),
@@ -478,6 +501,15 @@ func corpus() []badCase {
 				`bmc = { address = "libvirt://10.0.0.6", username = "admin", password = "secret" }`),
 			"Invalid bmc.address", `"libvirt://10.0.0.6"`, "does not speak Redfish"),
 	}
+}
+
+func ipPool(args string) string {
+	return resourceBlock("baremetal_ip_pool", map[string]string{
+		"name":    `"r01"`,
+		"prefix":  "24",
+		"gateway": `"10.0.0.1"`,
+		"ranges":  `[{ start = "10.0.0.10", end = "10.0.0.20" }]`,
+	}, args)
 }
 
 func hardware(args string) string {
@@ -575,6 +607,46 @@ data "baremetal_network_data" "good" {
     ipv6 = [{ id = "c", link = "bond0", address = "fd00::5", prefix = 64, gateway = "fd00::1" }]
   }
   services = { dns = ["10.0.0.53", "fd00::53"] }
+}
+
+resource "baremetal_ip_pool" "good" {
+  name        = "rack-1"
+  prefix      = 24
+  gateway     = "10.0.0.1"
+  dns_servers = ["10.0.0.53", "fd00::53"]
+  ranges = [
+    { start = "10.0.0.10", end = "10.0.0.20" },
+    { subnet = "10.0.0.128/25", exclude = ["10.0.0.200", "10.0.0.240/28"] },
+  ]
+  pre_allocations = { "worker-0" = "10.0.0.5" }
+}
+resource "baremetal_ip_pool" "good_v6" {
+  name    = "rack-1-v6"
+  prefix  = 64
+  gateway = "fd00:1::1"
+  ranges  = [{ subnet = "fd00:1::/64", exclude = ["fd00:1::2"] }, ]
+}
+resource "baremetal_ip_pool" "good_var" {
+  name    = "rack-var"
+  prefix  = 24
+  gateway = var.ip
+  ranges  = [{ start = var.ip, end = "10.0.0.20" }]
+}
+resource "baremetal_ip_claim" "good" {
+  for_each = toset(["worker-0", "worker-1"])
+  pool     = baremetal_ip_pool.good.name
+  owner    = "cluster-a/${each.key}"
+}
+data "baremetal_network_data" "good_pool" {
+  host_id = "worker-0"
+  links   = { ethernets = [{ id = "eth0", from_host_interface = "eno1" }] }
+  networks = {
+    ipv4 = [
+      { id = "pool", link = "eth0", ip_address_from_pool = "rack-1", gateway_from_pool = "rack-1", dns_from_pool = "rack-1" },
+      { id = "claim", link = "eth0", address = baremetal_ip_claim.good["worker-1"].cidr, gateway = baremetal_ip_claim.good["worker-1"].gateway,
+        dns = baremetal_ip_claim.good["worker-1"].dns_servers },
+    ]
+  }
 }
 
 resource "baremetal_firmware_update" "good" {

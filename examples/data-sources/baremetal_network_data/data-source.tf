@@ -1,5 +1,11 @@
 # network_data.json for a claimed host, with the MAC of the NIC that
-# inspection named eno1, a bond, a VLAN and a static address.
+# inspection named eno1, a bond, a VLAN, a static address from an IP pool
+# (as Metal3DataTemplate's ipAddressFromIPPool) and one from a claim.
+resource "baremetal_ip_claim" "worker" {
+  pool  = "r10"
+  owner = "worker-0"
+}
+
 data "baremetal_network_data" "worker" {
   host_id = baremetal_host_claim.worker.host_id
   nics    = { for nic in data.baremetal_hardware.worker.nics : nic.name => nic.mac }
@@ -14,14 +20,27 @@ data "baremetal_network_data" "worker" {
   }
 
   networks = {
-    ipv4 = [{
-      id      = "cluster"
-      link    = "bond0.100"
-      address = cidrhost("10.20.0.0/24", 11)
-      prefix  = 24
-      gateway = "10.20.0.1"
-      routes  = [{ network = "10.30.0.0", prefix = 16, gateway = "10.20.0.254" }]
-    }]
+    ipv4 = [
+      {
+        # The address pool r20 holds for pool_owner, with the pool's prefix,
+        # gateway and DNS servers.
+        id                   = "cluster"
+        link                 = "bond0.100"
+        ip_address_from_pool = "r20"
+        pool_owner           = "worker-0"
+        gateway_from_pool    = "r20"
+        dns_from_pool        = "r20"
+        routes               = [{ network = "10.30.0.0", prefix = 16, gateway = "10.20.0.254" }]
+      },
+      {
+        # The same from a claim's attributes: rendered at plan time once the
+        # claim exists.
+        id      = "storage"
+        link    = "eno2"
+        address = baremetal_ip_claim.worker.cidr
+        dns     = baremetal_ip_claim.worker.dns_servers
+      },
+    ]
   }
 
   services = {

@@ -1,6 +1,8 @@
 # A reusable Metal3-style cluster: a pool of hosts registered by BMC
-# address, claims by role, network data rendered from inspected NICs, and
-# deployments. Hosts stay in the pool when machines are removed.
+# address, claims by role, a static address per machine from an IP pool,
+# network data rendered from inspected NICs, and deployments. Hosts stay in
+# the pool when machines are removed; a removed machine's address goes
+# back to the IP pool.
 
 locals {
   # One entry per machine: "worker-0" => { role = "worker", index = 0 }.
@@ -9,10 +11,17 @@ locals {
       for i in range(r.count) : "${role}-${i}" => { role = role, index = i, spec = r }
     }
   ]...)
-  # Stable addresses: machines in name order get consecutive host numbers.
-  address = {
-    for i, key in sort(keys(local.machines)) : key => cidrhost(var.network.cidr, var.network.first_host + i)
-  }
+  address = { for key, ip in baremetal_ip_claim.machine : key => ip.address }
+}
+
+# One address per machine from the IP pool, keyed by the machine's key: a
+# machine keeps its address whatever other machines come and go, and other
+# clusters (workspaces) drawing from the same pool never get it.
+resource "baremetal_ip_claim" "machine" {
+  for_each = local.machines
+
+  pool  = var.network.pool
+  owner = "${var.name}/${each.key}"
 }
 
 resource "baremetal_host" "pool" {
@@ -69,13 +78,10 @@ data "baremetal_network_data" "machine" {
     ipv4 = [{
       id      = "${var.name}-net"
       link    = var.network.link
-      address = local.address[each.key]
-      prefix  = tonumber(split("/", var.network.cidr)[1])
-      gateway = var.network.gateway
+      address = baremetal_ip_claim.machine[each.key].cidr
+      gateway = baremetal_ip_claim.machine[each.key].gateway
+      dns     = baremetal_ip_claim.machine[each.key].dns_servers
     }]
-  }
-  services = {
-    dns = var.network.dns
   }
 }
 

@@ -50,14 +50,11 @@ variable "roles" {
 }
 
 variable "network" {
-  description = "The machines' network: static addresses from `cidr`, starting at host number `first_host`, on the inspected NIC `interface` (named `link` in the OS)."
+  description = "The machines' network: one static address per machine from the IP pool `pool` (a `baremetal_ip_pool` of this or another workspace, which gives the prefix, gateway and DNS servers), on the inspected NIC `interface` (named `link` in the OS)."
   type = object({
-    cidr       = string
-    gateway    = string
-    dns        = list(string)
-    first_host = optional(number, 10)
-    interface  = optional(string, "eno1")
-    link       = optional(string, "enp1s0")
+    pool      = string
+    interface = optional(string, "eno1")
+    link      = optional(string, "enp1s0")
   })
 }
 

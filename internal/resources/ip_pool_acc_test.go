@@ -81,7 +81,7 @@ func noPoolLeft(t *testing.T, pool string) resource.TestCheckFunc {
 // owners. Then: a change that would strand two of the addresses is
 // refused at plan, naming their owners; imports of pool and claim; an
 // address removed out of band shows as a claim to create, which gets the
-// same address back.
+// same address back; widening the range lets the 6th claim through.
 func TestAccIPPool_exhausted(t *testing.T) {
 	pool := acctest.Name("acc-pool")
 	owners := []string{"owner-a", "owner-b", "owner-c", "owner-d", "owner-e"}
@@ -185,6 +185,26 @@ resource "baremetal_ip_claim" "c%d" {
 					}
 					return nil
 				}),
+			},
+			{
+				// Widening the range updates the pool in place; the 6th
+				// claim then gets the new address, nobody else moves.
+				Config: poolHCL(pool, 91, 10, 15) + claims(6),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_ip_pool.pool", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("baremetal_ip_claim.c0", plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectAttr("baremetal_ip_claim.c5", "address", knownvalue.StringExact("10.91.0.15")),
+					expectAttr("baremetal_ip_pool.pool", "size", knownvalue.StringExact("6")),
+				},
+				Check: poolRecords(t, pool, func() map[string]string {
+					m := map[string]string{"owner-f": "10.91.0.15"}
+					for k, v := range want {
+						m[k] = v
+					}
+					return m
+				}()),
 			},
 		},
 	})

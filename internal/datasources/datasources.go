@@ -28,6 +28,7 @@ func All() []func() datasource.DataSource {
 		NewHardware,
 		NewNetworkData,
 		NewFirmware,
+		NewFirmwareSchema,
 	}
 }
 

@@ -1,0 +1,22 @@
+# The BIOS settings a host has, with their types and limits: from Ironic's
+# registry (bios interface "redfish", API 1.74+) when it has one, else from
+# the BMC's Redfish AttributeRegistry (the BMC credentials are needed then:
+# Ironic masks them).
+data "baremetal_firmware_schema" "worker" {
+  host_id = baremetal_host.worker.id
+
+  bmc = {
+    address  = "redfish://10.0.0.5/redfish/v1/Systems/1"
+    username = "admin"
+    password = var.bmc_password
+  }
+}
+
+# The settings that can be changed, with the values each one accepts.
+output "settable_bios_settings" {
+  value = {
+    for name, a in data.baremetal_firmware_schema.worker.attributes : name => (
+      a.type == "Enumeration" ? join("|", a.allowable_values) : a.type
+    ) if !a.read_only
+  }
+}

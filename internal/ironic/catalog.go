@@ -201,6 +201,8 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		Exists:               true,
 		ID:                   n.UUID,
 		Name:                 n.Name,
+		Driver:               n.Driver,
+		DriverInfo:           visibleDriverInfo(n.DriverInfo),
 		State:                MapState(n.ProvisionState, lifecycle.StateNone),
 		ProvisionState:       n.ProvisionState,
 		TargetProvisionState: n.TargetProvisionState,

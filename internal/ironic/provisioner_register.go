@@ -229,6 +229,7 @@ func (p *Provisioner) createNode(ctx context.Context, h *lifecycle.Host) (*nodes
 	} else {
 		body["automated_clean"] = true
 	}
+	markManaged(body)
 	tflog.Info(ctx, "creating node", map[string]any{"host": h.Spec.Name, "driver": h.Spec.BMC.Driver})
 	n, err := nodes.Create(ctx, p.sc, body).Extract()
 	if err == nil {

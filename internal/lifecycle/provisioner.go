@@ -65,6 +65,10 @@ type Observation struct {
 	Exists bool
 	ID     string
 	Name   string
+	// Driver and DriverInfo are the node's driver and driver_info without
+	// the values Ironic masks (passwords): what an import reads back.
+	Driver     string
+	DriverInfo map[string]string
 	// State is the BMO state the node's Ironic provision state implies,
 	// given the host's previous state (see internal/ironic's mapping).
 	State                State

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -221,6 +222,7 @@ func (p *baremetalProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	resp.ResourceData = clients
 	resp.DataSourceData = clients
+	resp.ListResourceData = clients
 }
 
 // settings resolves attributes and environment variables into plain values.
@@ -329,4 +331,13 @@ func (p *baremetalProvider) Functions(context.Context) []func() function.Functio
 	return functions.All()
 }
 
-var _ provider.ProviderWithFunctions = (*baremetalProvider)(nil)
+// ListResources are the list resources of `terraform query` (Terraform
+// 1.14 and later).
+func (p *baremetalProvider) ListResources(context.Context) []func() list.ListResource {
+	return resources.ListResources()
+}
+
+var (
+	_ provider.ProviderWithFunctions     = (*baremetalProvider)(nil)
+	_ provider.ProviderWithListResources = (*baremetalProvider)(nil)
+)

@@ -195,6 +195,7 @@ func generateClaimName() string {
 }
 
 func (r *claimResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan claimModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -250,6 +251,7 @@ func (m *claimModel) set(c lifecycle.HostClaim) {
 }
 
 func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var state claimModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cat := r.catalog(&resp.Diagnostics)
@@ -276,6 +278,7 @@ func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp
 // Update only runs for changes that keep the host: timeouts, and selector
 // arguments adopted after an import.
 func (r *claimResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, state claimModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -313,13 +316,15 @@ func (r *claimResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 
 // ImportState takes an allocation UUID or name.
 func (r *claimResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	ref := importRef(ctx, req, &resp.Diagnostics)
 	cat := r.catalog(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, err := lifecycle.ImportClaim(ctx, cat, TFLog{}, req.ID)
+	c, err := lifecycle.ImportClaim(ctx, cat, TFLog{}, ref)
 	if err != nil {
-		resp.Diagnostics.AddError("Importing claim "+req.ID, err.Error())
+		resp.Diagnostics.AddError("Importing claim "+ref, err.Error())
 		return
 	}
 	m := claimModel{

@@ -63,32 +63,14 @@ func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.Modify
 // name. The image comes back from instance_info; user, meta and network
 // data do not (Ironic does not show the config drive), so they stay unset.
 func (r *deploymentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	obs, err := r.machine().ImportDeployment(ctx, req.ID)
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	ref := importRef(ctx, req, &resp.Diagnostics)
+	obs, err := r.machine().ImportDeployment(ctx, ref)
 	if err != nil {
-		resp.Diagnostics.AddError("Importing deployment on "+req.ID, err.Error())
+		resp.Diagnostics.AddError("Importing deployment on "+ref, err.Error())
 		return
 	}
-	img := obs.DeployedImage
-	checksumType := img.ChecksumType
-	if checksumType == "" {
-		checksumType = "auto"
-	}
-	image := &imageModel{
-		URL: types.StringValue(img.URL), Checksum: types.StringValue(img.Checksum),
-		ChecksumType: types.StringValue(checksumType), Format: types.StringValue(img.Format),
-	}
-	if img.Checksum == "" {
-		image.Checksum = types.StringNull()
-	}
-	var m deploymentModel
-	m.setStatus(&lifecycle.Host{Status: lifecycle.HostStatus{ID: obs.ID, State: obs.State}}, &obs)
-	for attr, v := range map[string]any{
-		"id": obs.ID, "host_id": obs.ID, "image": image, "provisioning_retries": int64(defaultProvisioningRetries),
-		"provisioning_state": m.ProvisioningState, "deployed_image": m.DeployedImage,
-		"provider_id": m.ProviderID, "host_name": m.HostName,
-	} {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), v)...)
-	}
+	resp.Diagnostics.Append(setImportedDeployment(ctx, &resp.State, obs)...)
 }
 
 func (r *deploymentResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -273,6 +255,7 @@ func (liveISODataValidator) ValidateResource(ctx context.Context, req resource.V
 }
 
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan deploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -335,6 +318,7 @@ func deployAction(h *lifecycle.Host, img *lifecycle.Image) string {
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var state deploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -362,6 +346,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 // Update only records provisioning_retries and timeouts: every other input
 // replaces the deployment.
 func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, state deploymentModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

@@ -119,13 +119,15 @@ func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.Schema
 }
 
 func (r *firmwareSettingsResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	ref := importRef(ctx, req, &resp.Diagnostics)
 	if !r.hasFirmware() {
 		resp.Diagnostics.AddError("Importing firmware settings", "the provider is not configured")
 		return
 	}
-	obs, err := r.machine().Observe(ctx, lifecycle.HostRef{ID: req.ID})
+	obs, err := r.machine().Observe(ctx, lifecycle.HostRef{ID: ref})
 	if err != nil || !obs.Exists {
-		resp.Diagnostics.AddError("Importing firmware settings of "+req.ID, fmt.Sprintf("no Ironic node has this name or UUID (%v)", err))
+		resp.Diagnostics.AddError("Importing firmware settings of "+ref, fmt.Sprintf("no Ironic node has this name or UUID (%v)", err))
 		return
 	}
 	for a, v := range map[string]any{"id": obs.ID, "host_id": obs.ID, "reset_on_destroy": false} {
@@ -190,6 +192,7 @@ func refusalDiag(diags *diag.Diagnostics, e *lifecycle.FirmwareRefusal) {
 }
 
 func (r *firmwareSettingsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan firmwareSettingsModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -201,6 +204,7 @@ func (r *firmwareSettingsResource) Create(ctx context.Context, req resource.Crea
 }
 
 func (r *firmwareSettingsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan firmwareSettingsModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -263,6 +267,7 @@ func (r *firmwareSettingsResource) apply(ctx context.Context, timeout time.Durat
 // shows as removed. Equal values keep the user's spelling ("true" for
 // Ironic's "True").
 func (r *firmwareSettingsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var m firmwareSettingsModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

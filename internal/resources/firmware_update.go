@@ -225,6 +225,7 @@ func addUpdateRefusals(diags *diag.Diagnostics, refusals []lifecycle.FirmwareUpd
 }
 
 func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan firmwareUpdateModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -283,6 +284,7 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 // Read keeps what the update did; a host that is gone takes the resource
 // with it.
 func (r *firmwareUpdateResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var m firmwareUpdateModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || r.clients == nil {
@@ -302,6 +304,7 @@ func (r *firmwareUpdateResource) Read(ctx context.Context, req resource.ReadRequ
 
 // Update only changes bmc or timeouts (everything else replaces).
 func (r *firmwareUpdateResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan firmwareUpdateModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {

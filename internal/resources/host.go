@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -237,6 +236,7 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 }
 
 func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan hostModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	wo, diags := configSecrets(ctx, req.Config)
@@ -280,6 +280,7 @@ func (r *hostResource) converge(ctx context.Context, h *lifecycle.Host, plan *ho
 }
 
 func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var state hostModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -298,17 +299,12 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	state.readOnline(obs)
-	state.readObserved(obs)
-	state.setStatus(h, &obs)
-	resp.Diagnostics.Append(state.readDay2(ctx, r.machine(), h, obs)...)
-	if state.LastUpdated.IsNull() {
-		state.LastUpdated = types.StringValue(timeString(obs.UpdatedAt))
-	}
+	resp.Diagnostics.Append(state.readNode(ctx, r.machine(), h, obs)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, state hostModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -386,16 +382,14 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 }
 
 func (r *hostResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	ref := importRef(ctx, req, &resp.Diagnostics)
 	// The import id is a node UUID or name.
-	obs, err := r.machine().ImportHost(ctx, req.ID)
+	obs, err := r.machine().ImportHost(ctx, ref)
 	if err != nil {
-		resp.Diagnostics.AddError("Importing host "+req.ID, err.Error())
+		resp.Diagnostics.AddError("Importing host "+ref, err.Error())
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), obs.ID)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), obs.Name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("provisioning_state"), string(obs.State))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("online"), obs.PoweredOn != nil && *obs.PoweredOn)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("externally_provisioned"), obs.State == lifecycle.StateExternallyProvisioned)...)
+	resp.Diagnostics.Append(setImportedHost(ctx, &resp.State, obs)...)
 	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
 }

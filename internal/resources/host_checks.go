@@ -59,7 +59,7 @@ func requiresReplaceOnceSet(_ context.Context, req planmodifier.StringRequest, r
 // came from the address), so they are null in the imported state; a
 // configuration that sets them must not replace (delete and re-register)
 // the host it just imported (replaceUnlessImported, see imported.go).
-const replaceUnlessImportedDoc = "Replaces the host when it changes, except when an imported host's state does not hold it yet."
+const replaceUnlessImportedDoc = "Replaces the host when it changes, except on an imported host before its first update (the change is adopted in place)."
 
 // ValidateConfig checks, at plan time and without Ironic, what needs
 // several attributes at once. The configuration is read into the model once

@@ -14,11 +14,13 @@ import (
 )
 
 // Imported resources. An import cannot read back every argument (a host's
-// bmc.address, driver and interfaces; a claim's selector), so they are
-// null in the imported state. ImportState marks the resource in private
-// state (importedKey); until the first update clears the mark, a
-// configuration that sets such an argument is adopted instead of
-// replacing the resource. This file owns the mark and that rule.
+// bmc.address and interfaces; a claim's selector), so they are null in the
+// imported state, and what it reads back (a host's driver and the
+// driver_info Ironic does not mask) may be written differently in the
+// configuration (a bmc address instead of a driver). ImportState marks the
+// resource in private state (importedKey); until the first update clears
+// the mark, a configuration that sets such an argument otherwise is adopted
+// instead of replacing the resource. This file owns the mark and that rule.
 
 // importedKey marks, in private state, a resource that was imported.
 const importedKey = "imported"
@@ -52,9 +54,9 @@ func clearImported(ctx context.Context, p interface {
 }
 
 // replacesUnlessImported is the rule: a change replaces the resource,
-// except from a null value in the state of an imported resource.
-func replacesUnlessImported(ctx context.Context, state attr.Value, p privateState) bool {
-	return !(state.IsNull() && isImported(ctx, p))
+// except in an imported resource not updated yet.
+func replacesUnlessImported(ctx context.Context, _ attr.Value, p privateState) bool {
+	return !isImported(ctx, p)
 }
 
 // replaceUnlessImported and the functions below are the rule as the

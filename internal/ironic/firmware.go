@@ -179,7 +179,7 @@ func redfishValue(v any) string {
 // Ironic's (all of them after a reset). Nil when there is nothing to do.
 func (p *Provisioner) firmwareSteps(ctx context.Context, h *lifecycle.Host, node *nodes.Node) ([]nodes.CleanStep, error) {
 	reset := h.Spec.FirmwareReset && !h.Status.FirmwareResetDone
-	update := firmwareUpdateStep(h)
+	update := append(firmwareUpdateStep(h), manualSteps(h)...)
 	if len(h.Spec.FirmwareSettings) == 0 && !reset {
 		return update, nil
 	}
@@ -291,6 +291,9 @@ func settingsRecorded(h *lifecycle.Host) bool {
 		return false
 	}
 	if len(h.Spec.FirmwareUpdates) > 0 && !h.Status.FirmwareUpdatesDone {
+		return false
+	}
+	if len(h.Spec.Steps) > 0 && !h.Status.StepsDone {
 		return false
 	}
 	if len(h.Spec.FirmwareSettings) != len(h.Status.AppliedFirmware) || h.Status.AppliedFirmware == nil {

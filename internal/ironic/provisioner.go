@@ -56,6 +56,9 @@ type Provisioner struct {
 	// powerSent maps a node UUID to the last power request Ironic
 	// accepted for it (a powerRequest): see changePower.
 	powerSent sync.Map
+	// rebootSent maps a node UUID to the reboot Ironic accepted for it (a
+	// rebootRequest): see Reboot.
+	rebootSent sync.Map
 	// driverInspect caches each driver's enabled inspect interfaces
 	// (driver name -> []string).
 	driverInspect sync.Map
@@ -561,6 +564,8 @@ func (p *Provisioner) Observe(ctx context.Context, h *lifecycle.Host) (lifecycle
 	// host's previous state rather than from none.
 	obs := observationOfNode(n)
 	obs.State = MapState(n.ProvisionState, h.Status.State)
+	// What the host actions need besides (provisioner_hostops.go).
+	obs.DisablePowerOff, obs.OnlineSetting = n.DisablePowerOff, onlineSettingOf(n)
 	return obs, nil
 }
 

@@ -210,15 +210,17 @@ func (p *Provisioner) createNode(ctx context.Context, h *lifecycle.Host) (*nodes
 	if h.Spec.Shard != "" {
 		body["shard"] = h.Spec.Shard
 	}
+	extra := map[string]any{}
 	if len(h.Spec.Labels) > 0 {
-		body["extra"] = map[string]any{"labels": h.Spec.Labels}
+		extra["labels"] = h.Spec.Labels
+	}
+	if h.Spec.OnlineSetting != "" {
+		extra[lifecycle.OnlineSettingKey] = h.Spec.OnlineSetting
 	}
 	if eraseStepFor(h.Spec.AutomatedCleaningMode) != "" {
-		extra, _ := body["extra"].(map[string]any)
-		if extra == nil {
-			extra = map[string]any{}
-		}
 		extra[extraCleaningMode] = h.Spec.AutomatedCleaningMode
+	}
+	if len(extra) > 0 {
 		body["extra"] = extra
 	}
 	if h.Spec.DisablePowerOff {
@@ -286,6 +288,9 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 		} else {
 			add("/extra/labels", h.Spec.Labels)
 		}
+	}
+	if h.Spec.OnlineSetting != "" && onlineSettingOf(node) != h.Spec.OnlineSetting {
+		add("/extra/"+lifecycle.OnlineSettingKey, h.Spec.OnlineSetting)
 	}
 	patch = append(patch, cleaningModePatch(h, node)...)
 	if credentialsChanged && h.Spec.BMC.HasCredentials() {

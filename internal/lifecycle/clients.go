@@ -22,4 +22,7 @@ type Clients struct {
 	// CheckBMC, when set, checks that a host's BMC answers and accepts its
 	// credentials before the host is registered (Redfish pre-flight).
 	CheckBMC func(ctx context.Context, access BMCAccess) error
+	// ResetBMC resets the BMC (Redfish Manager.Reset with resetType) of
+	// the system access names (baremetal_bmc_reset).
+	ResetBMC func(ctx context.Context, access BMCAccess, resetType string) error
 }

@@ -58,7 +58,13 @@ func (m *Machine) transientBackoff(n int) time.Duration {
 // The gate slot a host holds is released when Converge returns.
 func (m *Machine) Converge(ctx context.Context, h *Host, opts ConvergeOptions) error {
 	defer func() { m.Gate.Release(gateKey(h)) }()
+	return m.loop(ctx, h, opts, m.Step)
+}
 
+// loop is Converge's loop around the pass step: Step, or one that runs
+// part of the state machine (the power alone, for the host actions, which
+// holds no capacity slot and so releases none).
+func (m *Machine) loop(ctx context.Context, h *Host, opts ConvergeOptions, step func(context.Context, *Host) StepResult) error {
 	var failures, transients int
 	state, since := h.Status.State, m.now()
 	m.seen(h, since)
@@ -66,7 +72,7 @@ func (m *Machine) Converge(ctx context.Context, h *Host, opts ConvergeOptions) e
 		if err := ctx.Err(); err != nil {
 			return m.waitError(h, StepResult{}, since, err)
 		}
-		r := m.Step(ctx, h)
+		r := step(ctx, h)
 		if r.Changed && opts.OnChange != nil {
 			opts.OnChange(h)
 		}

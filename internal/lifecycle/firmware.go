@@ -401,6 +401,7 @@ func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) err
 			h.Status.AppliedFirmware = cloneMap(h.Spec.FirmwareSettings)
 			h.Status.FirmwareResetDone = h.Spec.FirmwareReset
 			h.Status.FirmwareUpdatesDone = len(h.Spec.FirmwareUpdates) > 0
+			h.Status.StepsDone = len(h.Spec.Steps) > 0
 			h.Status.ErrorType, h.Status.ErrorMessage, h.Status.ErrorCount = NoError, "", 0
 			h.Status.OperationalStatus = OperationalServicing
 			d = requeueFor(res)
@@ -409,6 +410,7 @@ func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) err
 				h.Status.AppliedFirmware = cloneMap(h.Spec.FirmwareSettings)
 				h.Status.FirmwareResetDone = h.Spec.FirmwareReset
 				h.Status.FirmwareUpdatesDone = len(h.Spec.FirmwareUpdates) > 0
+				h.Status.StepsDone = len(h.Spec.Steps) > 0
 			}
 			h.Status.OperationalStatus = OperationalOK
 			return nil

@@ -85,6 +85,7 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 		h.Status.AppliedFirmware = maps.Clone(h.Spec.FirmwareSettings)
 		h.Status.FirmwareResetDone = h.Spec.FirmwareReset
 		h.Status.FirmwareUpdatesDone = len(h.Spec.FirmwareUpdates) > 0
+		h.Status.StepsDone = len(h.Spec.Steps) > 0
 		if h.Spec.RAID != nil {
 			h.Status.PreparedRAID = CloneRAID(h.Spec.RAID)
 		}
@@ -326,7 +327,7 @@ func (p *pass) managePower(ctx context.Context) StepResult {
 	if h.Spec.Online {
 		res, err = p.m.Prov.PowerOn(ctx, h, force)
 	} else {
-		if h.Status.ErrorCount > 0 {
+		if h.Status.ErrorCount > 0 || h.powerHard {
 			mode = PowerHard
 		}
 		res, err = p.m.Prov.PowerOff(ctx, h, mode, force)
@@ -358,7 +359,8 @@ func unprepared(h *Host) bool {
 func firmwarePending(h *Host) bool {
 	changed := len(h.Spec.FirmwareSettings) > 0 && !maps.Equal(h.Spec.FirmwareSettings, h.Status.AppliedFirmware)
 	return changed || (h.Spec.FirmwareReset && !h.Status.FirmwareResetDone) ||
-		(len(h.Spec.FirmwareUpdates) > 0 && !h.Status.FirmwareUpdatesDone)
+		(len(h.Spec.FirmwareUpdates) > 0 && !h.Status.FirmwareUpdatesDone) ||
+		(len(h.Spec.Steps) > 0 && !h.Status.StepsDone)
 }
 
 // needsProvisioning is BMO NeedsProvisioning (API BareMetalHost.NeedsProvisioning).
@@ -411,6 +413,7 @@ func clearPreparedSettings(h *Host) {
 	h.Status.AppliedFirmware = nil
 	h.Status.FirmwareResetDone = false
 	h.Status.FirmwareUpdatesDone = false
+	h.Status.StepsDone = false
 	h.Status.PreparedRAID = nil
 }
 

@@ -99,6 +99,12 @@ type Observation struct {
 	// as JSON; "" when the node has none.
 	RAIDConfig string
 	UpdatedAt  time.Time
+	// DisablePowerOff is Ironic's disable_power_off (API 1.95+): the node
+	// is never powered off, and reboots with Ironic's reboot verb.
+	DisablePowerOff bool
+	// OnlineSetting is what the host's baremetal_host records of its
+	// online (HostSpec.OnlineSetting): "" when nothing is recorded.
+	OnlineSetting string
 }
 
 // DetachReason is the maintenance reason of a detached host's node (BMO's

@@ -173,6 +173,16 @@ type HostSpec struct {
 	FirmwareUpdates []FirmwareUpdate
 	// MaxProvisioningRetries is --max-provisioning-retries (default 5).
 	MaxProvisioningRetries int
+	// Steps are arbitrary Ironic steps to run once (the baremetal_host_steps
+	// action): manual clean steps on an available or manageable host (it
+	// goes through preparing, as for firmware settings), service steps on
+	// a provisioned one. Status.StepsDone records them started. They run
+	// after the firmware steps.
+	Steps []ManualStep
+	// OnlineSetting, when not "", is recorded on the node for the host
+	// actions (OnlineSettingKey): what the baremetal_host's online is
+	// configured to, "true", "false" or "unset" (OnlineSettingUnset).
+	OnlineSetting string
 
 	// RegisteredElsewhere says that another owner (the baremetal_host
 	// resource) holds the node's registration: its BMC credentials,
@@ -219,6 +229,8 @@ type HostStatus struct {
 	// FirmwareUpdatesDone records that the firmware.update step
 	// Spec.FirmwareUpdates asked for has been started.
 	FirmwareUpdatesDone bool
+	// StepsDone records that Spec.Steps have been started.
+	StepsDone bool
 	// OperationHistory stamps when each state was entered (or, for the
 	// state a wait started in, when the wait started).
 	OperationHistory map[State]time.Time
@@ -246,6 +258,12 @@ type Host struct {
 	// clears it once the host is off. rebootHard records the fallback.
 	RebootRequested bool
 	rebootHard      bool
+	// rebootForce: the next hard power off of the reboot is forced past
+	// the node's last_error (see reboot).
+	rebootForce bool
+	// powerHard makes a power off hard from the start (the host actions'
+	// mode = "hard"), where the state machine goes soft first.
+	powerHard bool
 	// provided: in this state, Provide found the node available (automated
 	// cleaning done), so the passes that follow (power) need no capacity
 	// slot. Cleared on every state change.

@@ -259,6 +259,7 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 	ctx = tflog.SetField(ctx, "host", spec.Name)
 
 	h := &lifecycle.Host{Spec: spec}
+	resp.Diagnostics.Append(applyOnline(ctx, req.Config, h)...)
 	plan.applyDay2(h)
 	r.converge(ctx, h, &plan, &resp.State, &resp.Diagnostics, "Creating host "+spec.Name)
 }

@@ -68,12 +68,11 @@ func (m *hostModel) readOnline(obs lifecycle.Observation) {
 	}
 }
 
-// applyOnline sets the power a deployed host converges to: its configured
-// online when the configuration sets it, else on.
+// applyOnline records the configured online on the node (for the power
+// actions, lifecycle.ManagedOnline) and sets the power a deployed host
+// converges to: its configured online when the configuration sets it,
+// else on.
 func applyOnline(ctx context.Context, cfg tfsdk.Config, h *lifecycle.Host) diag.Diagnostics {
-	if !lifecycle.Deployed(h.Status.State) {
-		return nil
-	}
 	var online types.Bool
 	diags := cfg.GetAttribute(ctx, path.Root("online"), &online)
 	var configured *bool
@@ -81,7 +80,10 @@ func applyOnline(ctx context.Context, cfg tfsdk.Config, h *lifecycle.Host) diag.
 		v := online.ValueBool()
 		configured = &v
 	}
-	h.Spec.Online = lifecycle.DeployedOnline(h.Status.State, configured)
+	h.Spec.OnlineSetting = lifecycle.OnlineSetting(configured)
+	if lifecycle.Deployed(h.Status.State) {
+		h.Spec.Online = lifecycle.DeployedOnline(h.Status.State, configured)
+	}
 	return diags
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 )
@@ -45,6 +46,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("PUT /v1/nodes/{id}/traits", s.withNode(s.traits))
 	s.mux.HandleFunc("GET /v1/nodes/{id}/validate", s.withNode(s.validateNode))
 	s.mux.HandleFunc("GET /v1/nodes/{id}/inventory", s.withNode(s.getInventory))
+	s.mux.HandleFunc("PUT /v1/nodes/{id}/management/boot_device", s.withNode(s.setBootDevice))
 	s.firmwareRoutes()
 
 	s.mux.HandleFunc("POST /v1/ports", s.createPort)
@@ -450,6 +452,7 @@ func (s *Server) complete(n *nodes.Node) {
 	if n.TargetPowerState != "" {
 		target := n.TargetPowerState
 		n.TargetPowerState = ""
+		n.UpdatedAt = s.now().Add(time.Nanosecond) // a second save, as the conductor's
 		if msg, fail := s.failNext[n.UUID]; fail {
 			delete(s.failNext, n.UUID)
 			n.LastError = msg
@@ -505,5 +508,6 @@ func (s *Server) power(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
 	}
 	n.LastError = ""
 	n.TargetPowerState = body.Target
+	n.UpdatedAt = s.now()
 	w.WriteHeader(http.StatusAccepted)
 }

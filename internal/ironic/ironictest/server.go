@@ -102,6 +102,7 @@ type Server struct {
 	pendingVerb map[string]string             // node -> the verb running
 	allocating  map[string]int                // allocation -> reads before it settles
 	templates   map[string]*DeployTemplate    // deploy templates by UUID (deploytemplates.go)
+	bootDevices map[string][]BootDevice       // node -> boot devices set (management.go)
 	faults      []*Fault
 	requests    []Request
 	seq         int

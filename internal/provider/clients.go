@@ -89,5 +89,6 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 		Updater:  cat,
 		IPPools:  ironic.NewIPPoolStore(conn.Client),
 		CheckBMC: bmc.CheckAccess,
+		ResetBMC: bmc.ResetManager,
 	}, nil
 }

@@ -222,6 +222,7 @@ func (p *baremetalProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	resp.ResourceData = clients
 	resp.DataSourceData = clients
+	resp.ActionData = clients
 	resp.ListResourceData = clients
 }
 

@@ -168,3 +168,25 @@ func (sys *system) mediaDev(dev string) string {
 	}
 	return dev
 }
+
+// handleManagerReset records a Manager.Reset (the BMC restarts; the
+// system's power is untouched) of the types the manager lists.
+func (s *Server) handleManagerReset(w http.ResponseWriter, r *http.Request) {
+	var body struct{ ResetType string }
+	if !readJSON(w, r, &body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := s.lookup(w, r)
+	if sys == nil {
+		return
+	}
+	if body.ResetType != "GracefulRestart" && body.ResetType != "ForceRestart" {
+		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterValueNotInList",
+			"The value "+body.ResetType+" for the parameter ResetType is not in the list of acceptable values.")
+		return
+	}
+	sys.managerResets = append(sys.managerResets, body.ResetType)
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -51,9 +51,7 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /redfish/v1/Managers", s.handleManagers)
 	m.HandleFunc("GET /redfish/v1/Managers/{id}", s.handleManager)
-	m.HandleFunc("POST /redfish/v1/Managers/{id}/Actions/Manager.Reset", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNoContent)
-	})
+	m.HandleFunc("POST /redfish/v1/Managers/{id}/Actions/Manager.Reset", s.handleManagerReset)
 	m.HandleFunc("GET /redfish/v1/Managers/{id}/VirtualMedia", s.handleVirtualMedias)
 	m.HandleFunc("GET /redfish/v1/Managers/{id}/VirtualMedia/{dev}", s.handleVirtualMedia)
 	m.HandleFunc("PATCH /redfish/v1/Managers/{id}/VirtualMedia/{dev}", s.handleInsertMedia)

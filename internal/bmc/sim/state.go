@@ -37,6 +37,7 @@ type system struct {
 	requests        int64
 	resets          []string
 	refusedResets   []string
+	managerResets   []string
 	sessionsCreated int
 	sessionsDeleted int
 	bootCount       int
@@ -70,7 +71,10 @@ type SystemState struct {
 	Resets       []string              `json:"resets"`
 	// RefusedResets are the resets the dialect refused in the system's
 	// power state (also in Resets).
-	RefusedResets   []string `json:"refused_resets,omitempty"`
+	RefusedResets []string `json:"refused_resets,omitempty"`
+	// ManagerResets are the ResetTypes of the Manager.Reset actions of
+	// the system's manager (its BMC), in order.
+	ManagerResets   []string `json:"manager_resets,omitempty"`
 	BootCount       int      `json:"boot_count"`
 	SessionsCreated int      `json:"sessions_created"`
 	SessionsDeleted int      `json:"sessions_deleted"`
@@ -275,6 +279,7 @@ func (sys *system) snapshot(activeSessions int) SystemState {
 		VirtualMedia: map[string]MediaState{}, Firmware: maps.Clone(sys.firmware),
 		Requests: sys.requests, Resets: append([]string(nil), sys.resets...), BootCount: sys.bootCount,
 		RefusedResets:   append([]string(nil), sys.refusedResets...),
+		ManagerResets:   append([]string(nil), sys.managerResets...),
 		SessionsCreated: sys.sessionsCreated, SessionsDeleted: sys.sessionsDeleted, ActiveSessions: activeSessions,
 		Faults: sys.faults,
 	}

@@ -1,0 +1,150 @@
+// Package actions is the provider's actions (Terraform 1.14 and later):
+// one-off verbs on a host, invoked with `terraform apply
+// -invoke=action.<type>.<name>` or from a resource's
+// lifecycle.action_trigger. Like the resources, they are thin: each reads
+// its configuration and calls one of lifecycle's host actions, which hold
+// the rules (the state machine, the capacity gate, the detached rule) and
+// reach Ironic and the BMC. Progress goes to Terraform through
+// InvokeResponse.SendProgress. Older Terraform and OpenTofu ignore
+// actions; the *_trigger attributes of baremetal_host do the same verbs.
+package actions
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
+)
+
+// All returns the provider's actions.
+func All() []func() action.Action {
+	return []func() action.Action{
+		func() action.Action { return &rebootAction{} },
+		func() action.Action { return &powerAction{} },
+		func() action.Action { return &bootOnceAction{} },
+		func() action.Action { return &inspectAction{} },
+		func() action.Action { return &stepsAction{} },
+		func() action.Action { return &bmcResetAction{} },
+	}
+}
+
+// base is what every action embeds: the provider's clients.
+type base struct {
+	clients *lifecycle.Clients
+}
+
+// Configure keeps the provider's clients (nil while the provider is not
+// configured, as during validation).
+func (b *base) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
+	b.clients = tfglue.ClientsFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// ready reports whether the provider is configured, else says so.
+func (b *base) ready(diags *diag.Diagnostics) bool {
+	if b.clients == nil || b.clients.Machine == nil {
+		diags.AddError("Provider not configured", "The baremetal provider was not configured before the action ran.")
+		return false
+	}
+	return true
+}
+
+// hostAttribute is host_id: the host the action acts on.
+func hostAttribute() schema.StringAttribute {
+	return schema.StringAttribute{
+		Required: true,
+		Description: "The host to act on: its Ironic node UUID or name (a `baremetal_host`'s `id` or `name`). " +
+			"A detached host (`detached = true`) is refused.",
+		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+	}
+}
+
+// timeoutAttribute is timeout, with the action's default.
+func timeoutAttribute(def time.Duration) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional: true,
+		Description: fmt.Sprintf("How long the action may take, as a duration such as `20m`; default `%s`. "+
+			"Past it the action fails with an error that names the host, its state and what it was waiting for.", shortDuration(def)),
+		Validators: []validator.String{validators.Duration()},
+	}
+}
+
+// modeAttribute is mode: soft or hard.
+func modeAttribute(desc string) schema.StringAttribute {
+	return schema.StringAttribute{
+		Optional:    true,
+		Description: desc,
+		Validators:  []validator.String{stringvalidator.OneOf("soft", "hard")},
+	}
+}
+
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if len(s) > 4 && s[len(s)-4:] == "m0s" {
+		s = s[:len(s)-2]
+	}
+	if len(s) > 4 && s[len(s)-4:] == "h0m" {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+// invocation is one Invoke: the host, the deadline and the progress of
+// the action, from the attributes every action has.
+type invocation struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	req    lifecycle.ActionRequest
+}
+
+// start reads host_id and timeout (default def) and returns the
+// invocation; ok is false when the diagnostics say why not.
+func (b *base) start(ctx context.Context, host, timeout types.String, def time.Duration,
+	resp *action.InvokeResponse) (inv invocation, ok bool) {
+	if !b.ready(&resp.Diagnostics) {
+		return inv, false
+	}
+	d := def
+	if !timeout.IsNull() && timeout.ValueString() != "" {
+		var err error
+		if d, err = time.ParseDuration(timeout.ValueString()); err != nil || d <= 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("timeout"), "Invalid timeout",
+				fmt.Sprintf("%q is not a duration greater than zero (e.g. \"20m\")", timeout.ValueString()))
+			return inv, false
+		}
+	}
+	inv.ctx, inv.cancel = context.WithTimeout(ctx, d)
+	inv.req = lifecycle.ActionRequest{Ref: host.ValueString(), Progress: func(msg string) {
+		if resp.SendProgress != nil {
+			resp.SendProgress(action.InvokeProgressEvent{Message: msg})
+		}
+	}}
+	return inv, true
+}
+
+// fail reports err, from the host action what, as the action's error.
+func fail(diags *diag.Diagnostics, what string, err error) {
+	if d := lifecycle.AsDetached(err); d != nil {
+		diags.AddError(d.Summary(), d.Detail())
+		return
+	}
+	diags.AddError(what+" failed", err.Error())
+}
+
+// powerMode is the mode attribute, def when unset.
+func powerMode(v types.String, def lifecycle.PowerMode) lifecycle.PowerMode {
+	if v.IsNull() || v.IsUnknown() || v.ValueString() == "" {
+		return def
+	}
+	return lifecycle.PowerMode(v.ValueString())
+}

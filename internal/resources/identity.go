@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -13,12 +14,14 @@ import (
 
 // Resource identity (Terraform 1.12 and later): what names a resource's
 // object in Ironic uniquely and for good, so that `import { identity = ... }`
-// and `terraform query` can name it. Every resource here is named by one
-// Ironic UUID, its `id`: a node's for the host and the resources on one
-// host (deployment, firmware settings, firmware update), an allocation's
-// for a claim. Names are not identities: they can be changed.
+// and `terraform query` can name it. The host and the resources on one
+// host (deployment, firmware settings, firmware update) are named by the
+// node's UUID, a claim by its allocation's UUID: their `id`. Host names are
+// not identities: they can be changed. IP pools and their claims are named
+// by what names them in Ironic and cannot change: a pool's name, a claim's
+// pool and owner.
 //
-// The identity is copied from the state's id whenever the provider writes
+// The identity is copied from the state whenever the provider writes
 // state (create, read, update, import): a state written before identity
 // existed gains it on its first refresh. Older Terraform and OpenTofu do
 // not ask for identities and import by id as before.
@@ -63,7 +66,22 @@ func (r *claimResource) IdentitySchema(_ context.Context, _ resource.IdentitySch
 	resp.IdentitySchema = uuidIdentitySchema("The Ironic allocation UUID that holds the claimed host (the claim's `id`).")
 }
 
+func (r *ipPoolResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{Attributes: map[string]identityschema.Attribute{
+		"name": identityschema.StringAttribute{RequiredForImport: true, Description: "The pool's name, unique in the Ironic."},
+	}}
+}
+
+func (r *ipClaimResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = identityschema.Schema{Attributes: map[string]identityschema.Attribute{
+		"pool":  identityschema.StringAttribute{RequiredForImport: true, Description: "The name of the pool the address is claimed from."},
+		"owner": identityschema.StringAttribute{RequiredForImport: true, Description: "The owner key the address is held for (unique in its pool)."},
+	}}
+}
+
 var (
+	_ resource.ResourceWithIdentity = (*ipPoolResource)(nil)
+	_ resource.ResourceWithIdentity = (*ipClaimResource)(nil)
 	_ resource.ResourceWithIdentity = (*hostResource)(nil)
 	_ resource.ResourceWithIdentity = (*deploymentResource)(nil)
 	_ resource.ResourceWithIdentity = (*firmwareSettingsResource)(nil)
@@ -77,23 +95,44 @@ var (
 // a state that is null (removed, or never written) or without an id yet
 // is left alone.
 func identityFromState(ctx context.Context, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics) {
+	identityFromStateAttrs(ctx, state, identity, diags, "id")
+}
+
+// identityFromStateAttrs is identityFromState for an identity of the
+// string attributes names, each copied from the state's attribute of the
+// same name; nothing is set until they are all known and not empty.
+func identityFromStateAttrs(ctx context.Context, state *tfsdk.State, identity *tfsdk.ResourceIdentity, diags *diag.Diagnostics, names ...string) {
 	if identity == nil || state == nil || state.Raw.IsNull() {
 		return
 	}
-	var id types.String
-	if d := state.GetAttribute(ctx, path.Root("id"), &id); d.HasError() || id.IsNull() || id.IsUnknown() || id.ValueString() == "" {
-		return
+	vals := make([]types.String, len(names))
+	for i, n := range names {
+		if d := state.GetAttribute(ctx, path.Root(n), &vals[i]); d.HasError() || vals[i].IsNull() || vals[i].IsUnknown() || vals[i].ValueString() == "" {
+			return
+		}
 	}
-	diags.Append(identity.Set(ctx, idIdentityModel{ID: id})...)
+	for i, n := range names {
+		diags.Append(identity.SetAttribute(ctx, path.Root(n), vals[i])...)
+	}
 }
 
 // importRef is what an import names: the import id (`terraform import`,
 // `import { id = ... }`), else the identity's id (`import { identity = ... }`).
 func importRef(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics) string {
+	return importRefOf(ctx, req, diags, "id")
+}
+
+// importRefOf is importRef for an identity of the string attributes
+// names: their values joined by "/" (an IP claim's <pool>/<owner>).
+func importRefOf(ctx context.Context, req resource.ImportStateRequest, diags *diag.Diagnostics, names ...string) string {
 	if req.ID != "" || req.Identity == nil {
 		return req.ID
 	}
-	var m idIdentityModel
-	diags.Append(req.Identity.Get(ctx, &m)...)
-	return m.ID.ValueString()
+	parts := make([]string, len(names))
+	for i, n := range names {
+		var v types.String
+		diags.Append(req.Identity.GetAttribute(ctx, path.Root(n), &v)...)
+		parts[i] = v.ValueString()
+	}
+	return strings.Join(parts, "/")
 }

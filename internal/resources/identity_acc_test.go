@@ -236,3 +236,37 @@ func diagErrors(diags []*tfprotov6.Diagnostic) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// TestAccIdentity_ipPool imports a pool by its name and a claim by its
+// pool and owner, through their identities and by id: no change.
+func TestAccIdentity_ipPool(t *testing.T) {
+	acctest.Terraform114(t)
+	pool := acctest.Name("acc-idpool")
+	cfg := poolHCL(pool, 77, 10, 20) + `
+resource "baremetal_ip_claim" "c" {
+  pool  = baremetal_ip_pool.pool.name
+  owner = "worker-0"
+}
+`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noPoolLeft(t, pool),
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity("baremetal_ip_pool.pool", map[string]knownvalue.Check{"name": knownvalue.StringExact(pool)}),
+					statecheck.ExpectIdentity("baremetal_ip_claim.c", map[string]knownvalue.Check{
+						"pool": knownvalue.StringExact(pool), "owner": knownvalue.StringExact("worker-0"),
+					}),
+				},
+			},
+			{ResourceName: "baremetal_ip_pool.pool", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
+			{ResourceName: "baremetal_ip_claim.c", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
+			{
+				ResourceName: "baremetal_ip_claim.c", ImportState: true, ImportStateKind: resource.ImportBlockWithID, Config: cfg,
+				ImportStateId: pool + "/worker-0",
+			},
+		},
+	})
+}

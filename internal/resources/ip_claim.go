@@ -136,6 +136,7 @@ func claimDiag(diags *diag.Diagnostics, pool, owner string, err error) {
 }
 
 func (r *ipClaimResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "pool", "owner")
 	var plan ipClaimModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	store := r.store(&resp.Diagnostics)
@@ -154,6 +155,7 @@ func (r *ipClaimResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 func (r *ipClaimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "pool", "owner")
 	var state ipClaimModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	store := r.store(&resp.Diagnostics)
@@ -178,6 +180,7 @@ func (r *ipClaimResource) Read(ctx context.Context, req resource.ReadRequest, re
 // Update never changes the address: pool and owner replace the claim, so
 // only a plan after an import gets here.
 func (r *ipClaimResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "pool", "owner")
 	var state ipClaimModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -197,22 +200,24 @@ func (r *ipClaimResource) Delete(ctx context.Context, req resource.DeleteRequest
 
 // ImportState takes <pool>/<owner> (the owner may contain slashes).
 func (r *ipClaimResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "pool", "owner")
+	ref := importRefOf(ctx, req, &resp.Diagnostics, "pool", "owner")
 	store := r.store(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	pool, owner, ok := strings.Cut(req.ID, "/")
+	pool, owner, ok := strings.Cut(ref, "/")
 	if !ok || pool == "" || owner == "" {
-		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("%q: import an IP claim with <pool>/<owner>, e.g. r01/worker-0", req.ID))
+		resp.Diagnostics.AddError("Invalid import id", fmt.Sprintf("%q: import an IP claim with <pool>/<owner>, e.g. r01/worker-0", ref))
 		return
 	}
 	c, found, err := lifecycle.FindIPClaim(ctx, store, pool, owner)
 	switch {
 	case err != nil:
-		resp.Diagnostics.AddError("Importing IP claim "+req.ID, err.Error())
+		resp.Diagnostics.AddError("Importing IP claim "+ref, err.Error())
 		return
 	case !found:
-		resp.Diagnostics.AddError("Importing IP claim "+req.ID, fmt.Sprintf("owner %q holds no address of IP pool %s", owner, pool))
+		resp.Diagnostics.AddError("Importing IP claim "+ref, fmt.Sprintf("owner %q holds no address of IP pool %s", owner, pool))
 		return
 	}
 	var m ipClaimModel

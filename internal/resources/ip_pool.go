@@ -353,6 +353,7 @@ func sameSpec(a, b lifecycle.IPPoolSpec) bool {
 }
 
 func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
 	var plan ipPoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	store := r.store(&resp.Diagnostics)
@@ -389,6 +390,7 @@ func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
 	var state ipPoolModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	store := r.store(&resp.Diagnostics)
@@ -414,6 +416,7 @@ func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, res
 }
 
 func (r *ipPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
 	var plan ipPoolModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	store := r.store(&resp.Diagnostics)
@@ -467,17 +470,19 @@ func (r *ipPoolResource) Delete(ctx context.Context, req resource.DeleteRequest,
 
 // ImportState takes the pool's name.
 func (r *ipPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
+	ref := importRefOf(ctx, req, &resp.Diagnostics, "name")
 	store := r.store(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	spec, ok, err := store.Pool(ctx, req.ID)
+	spec, ok, err := store.Pool(ctx, ref)
 	switch {
 	case err != nil:
-		resp.Diagnostics.AddError("Importing IP pool "+req.ID, err.Error())
+		resp.Diagnostics.AddError("Importing IP pool "+ref, err.Error())
 		return
 	case !ok:
-		resp.Diagnostics.AddError("Importing IP pool "+req.ID, fmt.Sprintf("Ironic holds no IP pool named %q", req.ID))
+		resp.Diagnostics.AddError("Importing IP pool "+ref, fmt.Sprintf("Ironic holds no IP pool named %q", ref))
 		return
 	}
 	var m ipPoolModel

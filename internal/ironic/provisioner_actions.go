@@ -34,6 +34,9 @@ func (p *Provisioner) Inspect(ctx context.Context, h *lifecycle.Host, restartOnF
 			res, started, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetInspect})
 			return res, started, nil, err
 		}
+		if msg := archMismatch(h, node); msg != "" {
+			return failed("inspect", ps, msg), false, nil, nil
+		}
 		if p.noDetails {
 			logInfo(ctx, "inspection done", h, node, "inspect")
 			return done("inspect", ps), false, nil, nil

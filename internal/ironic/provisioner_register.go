@@ -87,6 +87,11 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 			return res, node.UUID, err
 		}
 	}
+	synced, res, ok, err := p.syncBoot(ctx, h, node)
+	if !ok {
+		return res, node.UUID, err
+	}
+	node = synced
 	id := node.UUID
 
 	if res, err := p.ensureBootPort(ctx, h, node); err != nil || res.Dirty || res.ErrorMessage != "" {

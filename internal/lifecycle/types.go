@@ -129,6 +129,7 @@ func (i *Image) IsLiveISO() bool { return i != nil && i.Format == "live-iso" }
 type HostSpec struct {
 	Name                  string
 	BMC                   BMCAccess
+	Boot                  BootSpec // what the agent ramdisk boots with (boot.go)
 	BootMACAddress        string
 	BootMode              BootMode
 	RootDeviceHints       *RootDeviceHints

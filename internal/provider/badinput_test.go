@@ -298,6 +298,31 @@ func corpus() []badCase {
 		bad("boot mode in lower case", "boot_mode", host(`boot_mode = "uefi"`), "boot_mode", `got: "uefi"`),
 		bad("erasure mode that Ironic has no step for", "automated_cleaning_mode", host(`automated_cleaning_mode = "secure"`),
 			"automated_cleaning_mode", `"express"`, `"full"`, `got: "secure"`),
+		bad("preprovisioning network data that is a list", "preprovisioning_network_data", host(`preprovisioning_network_data = "[]"`),
+			"a JSON object", "got an array"),
+		bad("preprovisioning network on an undefined link", "preprovisioning_network_data",
+			host(`preprovisioning_network_data = jsonencode({ links = [], networks = [{ id = "n", type = "ipv4", link = "eth9" }] })`),
+			`networks[0] is on link "eth9"`),
+		bad("architecture spelled as Go does", "architecture", host(`architecture = "arm64"`), `"aarch64"`, `got: "arm64"`),
+		bad("deploy kernel without a ramdisk", "deploy_image", host(`deploy_image = { kernel = "http://images.example.com/ipa.kernel" }`),
+			"Incomplete deploy image"),
+		bad("deploy image with nothing to boot", "deploy_image", host(`deploy_image = { kernel_params = "console=ttyS0" }`),
+			"Incomplete deploy image", "either kernel and ramdisk, or iso"),
+		bad("deploy ISO and kernel", "deploy_image.iso", host(`deploy_image = {
+    iso     = "http://images.example.com/ipa.iso"
+    kernel  = "http://images.example.com/ipa.kernel"
+    ramdisk = "http://images.example.com/ipa.initramfs"
+  }`), "deploy_image.kernel"),
+		bad("deploy ramdisk on FTP", "deploy_image.ramdisk", host(`deploy_image = {
+    kernel  = "http://images.example.com/ipa.kernel"
+    ramdisk = "ftp://images.example.com/ipa.initramfs"
+  }`), "want an http://, https:// or file:// URL"),
+		bad("deploy kernel at a relative file path", "deploy_image.kernel", host(`deploy_image = {
+    kernel  = "file://images/ipa.kernel"
+    ramdisk = "file:///var/lib/ironic/images/ipa.initramfs"
+  }`), "absolute path on the conductor"),
+		bad("erasure mode that Ironic has no step for", "automated_cleaning_mode", host(`automated_cleaning_mode = "secure"`),
+			"automated_cleaning_mode", `"express"`, `"full"`, `got: "secure"`),
 		bad("inspection disabled without a MAC", "boot_mac_address", host(`
   inspection       = "disabled"
   boot_mac_address = null`), "Missing boot_mac_address", `inspection = "disabled" needs boot_mac_address`),

@@ -27,7 +27,7 @@ func TestAccAgent_fullErasure(t *testing.T) {
 		"  name = ", "  automated_cleaning_mode = \"full\"\n  name = ", 1)
 	disks := len(profiles[0].Disks)
 	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
+		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{

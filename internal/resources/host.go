@@ -211,6 +211,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 		},
 	}
 	addDay2Attributes(resp.Schema.Attributes)
+	addBootAttributes(resp.Schema.Attributes)
 }
 
 func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValidator {

@@ -44,6 +44,7 @@ type hostModel struct {
 	ConductorGroup        types.String    `tfsdk:"conductor_group"`
 	Shard                 types.String    `tfsdk:"shard"`
 	Timeouts              timeouts.Value  `tfsdk:"timeouts"`
+	hostBootModel
 
 	ProvisioningState types.String `tfsdk:"provisioning_state"`
 	IronicState       types.String `tfsdk:"ironic_state"`
@@ -229,6 +230,7 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 		ConductorGroup:        m.ConductorGroup.ValueString(),
 		Shard:                 m.Shard.ValueString(),
 	}
+	s.Boot = m.bootSpec()
 	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
 		diags.Append(m.Labels.ElementsAs(ctx, &s.Labels, false)...)
 	}

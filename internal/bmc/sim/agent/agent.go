@@ -73,6 +73,10 @@ type Config struct {
 	// priority 0) this agent offers for custom deploys; default
 	// ["custom_deploy"].
 	CustomDeploySteps []string
+	// DHCPLess marks the simulated network as having no DHCP: a ramdisk
+	// reaches Ironic only when its boot media carries the node's
+	// network_data (see bootPath).
+	DHCPLess bool
 	// HTTPClient is used for Ironic, inspector and image downloads.
 	HTTPClient *http.Client
 	// Logf receives one line per event.
@@ -217,6 +221,9 @@ func (a *Agent) current(b *boot) bool {
 
 // run is one boot: inspection post (if configured), lookup, heartbeats.
 func (a *Agent) run(b *boot) {
+	if !a.bootPath(b) {
+		return
+	}
 	if a.cfg.InspectorURL != "" {
 		if err := a.inspect(b.ctx); err != nil {
 			a.mu.Lock()

@@ -36,6 +36,15 @@ type Record struct {
 	BIOS        map[string]any     `json:"bios,omitempty"`
 	// ErasedMetadata counts erase_devices_metadata runs.
 	ErasedMetadata int `json:"erased_metadata"`
+	// DeployKernel is the deploy kernel (or ISO) of the last boot, ""
+	// for the conductor's default, and DeployKernelArch its architecture;
+	// BootRefused says why the last boot never reached Ironic (a kernel
+	// of another architecture, no address on a DHCP-less network), and
+	// BootNetworkData is the network_data a DHCP-less boot configured.
+	DeployKernel     string          `json:"deploy_kernel,omitempty"`
+	DeployKernelArch string          `json:"deploy_kernel_arch,omitempty"`
+	BootRefused      string          `json:"boot_refused,omitempty"`
+	BootNetworkData  json.RawMessage `json:"boot_network_data,omitempty"`
 	// Erasures are the erase steps run, one per disk, in order.
 	Erasures      []Erasure `json:"erasures"`
 	LogsCollected int       `json:"logs_collected"`

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Regenerates docs/ from templates/, examples/ and the provider's schemas with
 # tfplugindocs, offline: the locally built Terraform is first on PATH.
+# It is always a Terraform 1.14+ (scripts/terraform.sh 1.14: the one found,
+# else v1.14.9 built once a machine), whichever Terraform the caller found:
+# older ones leave the list resources (and identities) out of the schema
+# tfplugindocs reads, and do not format .tfquery.hcl files, so the docs
+# would depend on the machine.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-tf=$(scripts/terraform.sh)
+tf=$(scripts/terraform.sh 1.14)
 export PATH="$(dirname "$tf"):$PATH"
 export TF_CLI_CONFIG_FILE="$here/.tools/terraformrc"
 : >"$TF_CLI_CONFIG_FILE"

@@ -22,10 +22,10 @@ type firmwareSchemaDataSource struct {
 }
 
 type firmwareSchemaDataModel struct {
-	ID         types.String                         `tfsdk:"id"`
-	HostID     types.String                         `tfsdk:"host_id"`
-	BMC        *tfglue.BMCModel                     `tfsdk:"bmc"`
-	Source     types.String                         `tfsdk:"source"`
+	ID         types.String                          `tfsdk:"id"`
+	HostID     types.String                          `tfsdk:"host_id"`
+	BMC        *tfglue.BMCModel                      `tfsdk:"bmc"`
+	Source     types.String                          `tfsdk:"source"`
 	Attributes map[string]firmwareSchemaSettingModel `tfsdk:"attributes"`
 }
 

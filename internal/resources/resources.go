@@ -35,6 +35,7 @@ func All() []func() resource.Resource {
 		NewFirmwareUpdate,
 		NewIPPool,
 		NewIPClaim,
+		NewDataImage,
 	}
 }
 

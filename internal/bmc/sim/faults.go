@@ -46,6 +46,10 @@ type Faults struct {
 	// refusal (iLO: update service busy; iDRAC: resource in use;
 	// Supermicro: a license missing).
 	RefuseUpdates bool `json:"refuse_updates,omitempty"`
+	// MediaFailure, when set, makes the system's VirtualMedia.InsertMedia
+	// (and a PATCH inserting an image) fail with HTTP 500 and this message,
+	// leaving the device as it was.
+	MediaFailure string `json:"media_failure,omitempty"`
 }
 
 type faultsJSON struct {
@@ -60,6 +64,7 @@ type faultsJSON struct {
 	UpdateAtBoot     bool   `json:"update_at_boot,omitempty"`
 	PowerOffAfter    bool   `json:"power_off_after_update,omitempty"`
 	RefuseUpdates    bool   `json:"refuse_updates,omitempty"`
+	MediaFailure     string `json:"media_failure,omitempty"`
 }
 
 // MarshalJSON writes Delay as delay_ms (milliseconds).
@@ -68,7 +73,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 		WrongCredentials: f.WrongCredentials, ErrorBurst: f.ErrorBurst, ErrorStatus: f.ErrorStatus,
 		DelayMS: f.Delay.Milliseconds(), PowerStuck: f.PowerStuck, Unreachable: f.Unreachable,
 		UpdateFailure: f.UpdateFailure, UpdateTaskPolls: f.UpdateTaskPolls, UpdateAtBoot: f.UpdateAtBoot,
-		PowerOffAfter: f.PowerOffAfterUpdate, RefuseUpdates: f.RefuseUpdates,
+		PowerOffAfter: f.PowerOffAfterUpdate, RefuseUpdates: f.RefuseUpdates, MediaFailure: f.MediaFailure,
 	})
 }
 
@@ -82,7 +87,7 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 		WrongCredentials: j.WrongCredentials, ErrorBurst: j.ErrorBurst, ErrorStatus: j.ErrorStatus,
 		Delay: time.Duration(j.DelayMS) * time.Millisecond, PowerStuck: j.PowerStuck, Unreachable: j.Unreachable,
 		UpdateFailure: j.UpdateFailure, UpdateTaskPolls: j.UpdateTaskPolls, UpdateAtBoot: j.UpdateAtBoot,
-		PowerOffAfterUpdate: j.PowerOffAfter, RefuseUpdates: j.RefuseUpdates,
+		PowerOffAfterUpdate: j.PowerOffAfter, RefuseUpdates: j.RefuseUpdates, MediaFailure: j.MediaFailure,
 	}
 	return nil
 }
@@ -125,7 +130,7 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request, sys *system
 		writeError(w, status, "Base.1.8.InternalError", "injected fault: error burst")
 		return true
 	}
-	return false
+	return s.applyMediaFaults(w, r, sys, f)
 }
 
 // dropConnection closes the client's connection without an answer.

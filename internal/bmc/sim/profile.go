@@ -46,6 +46,10 @@ type Profile struct {
 	// Dialect is how the BMC words its answers: DialectDMTF (default),
 	// DialectILO, DialectIDRAC or DialectSupermicro.
 	Dialect string
+
+	// NoVirtualMedia makes a BMC without virtual media: its manager's
+	// VirtualMedia collection is empty and the device URIs are not found.
+	NoVirtualMedia bool
 }
 
 // CPU describes the processors: Count sockets of the same model.

@@ -36,12 +36,14 @@ func cliProvider(t *testing.T) string {
 	t.Helper()
 	acctest.PreCheck(t)
 	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "ipcli-provider")
-		if err != nil {
+		// Under the clone's .tools (ignored by git), rebuilt by every test
+		// binary: nothing left behind in /tmp.
+		root, _ := filepath.Abs(filepath.Join("..", ".."))
+		dir := filepath.Join(root, ".tools", "ipcli-provider")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			cliErr = err
 			return
 		}
-		root, _ := filepath.Abs(filepath.Join("..", ".."))
 		build := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-baremetal"), ".")
 		build.Dir = root
 		if out, err := build.CombinedOutput(); err != nil {

@@ -156,7 +156,7 @@ action "baremetal_host_reboot" "x" {
 	_, before = resetsSince(t, srv, 0)
 	out, err = cli.Run("apply", "-auto-approve", "-no-color", "-invoke=action.baremetal_host_reboot.x")
 	t.Logf("on the detached host:\n%s", out)
-	if err == nil || !regexp.MustCompile(`Host ` + host.Name + ` is\s+detached`).MatchString(out) {
+	if err == nil || !regexp.MustCompile(`Host `+host.Name+` is\s+detached`).MatchString(out) {
 		t.Errorf("a reboot of the detached host: %v", err)
 	}
 	if resets, _ := resetsSince(t, srv, before); len(resets) != 0 {

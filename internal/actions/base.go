@@ -12,6 +12,7 @@ package actions
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -88,13 +89,11 @@ func modeAttribute(desc string) schema.StringAttribute {
 	}
 }
 
+// shortDuration is d as it is written in a configuration: 20m, 1h.
 func shortDuration(d time.Duration) string {
-	s := d.String()
-	if len(s) > 4 && s[len(s)-4:] == "m0s" {
-		s = s[:len(s)-2]
-	}
-	if len(s) > 4 && s[len(s)-4:] == "h0m" {
-		s = s[:len(s)-2]
+	s := strings.TrimSuffix(d.String(), "0s")
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
 }

@@ -199,7 +199,8 @@ func (a *bmcResetAction) Schema(_ context.Context, _ action.SchemaRequest, resp 
 						Validators:  []validator.String{validators.RedfishBMCAddress()},
 					},
 					"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
-					"password": schema.StringAttribute{Required: true, WriteOnly: true, Description: "BMC password (write-only: never shown)."},
+					"password": schema.StringAttribute{Required: true, Description: "BMC password. Action schemas cannot mark it sensitive: " +
+						"pass it from a `sensitive` variable, so that Terraform does not print it with the action's configuration."},
 					"disable_certificate_verification": schema.BoolAttribute{
 						Optional: true, Description: "Skip TLS certificate verification of the BMC.",
 					},

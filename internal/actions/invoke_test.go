@@ -22,11 +22,17 @@ import (
 // (ValidateActionConfig at terraform validate, InvokeAction at apply),
 // draining each invocation's event stream to its end.
 
+// actionServer is a provider server with the action RPCs.
+type actionServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ActionServer
+}
+
 // rig is the provider server, configured against a fake Ironic.
 type rig struct {
 	t       *testing.T
 	fake    *ironictest.Server
-	srv     tfprotov6.ProviderServerWithActions
+	srv     actionServer
 	schemas *tfprotov6.GetProviderSchemaResponse
 }
 
@@ -48,7 +54,7 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, ok := ps.(tfprotov6.ProviderServerWithActions)
+	srv, ok := ps.(actionServer)
 	if !ok {
 		t.Fatalf("the provider server (%T) serves no actions", ps)
 	}

@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -52,6 +53,14 @@ func TestSchemasDescribeEveryAttribute(t *testing.T) {
 		"baremetal_bmc_reset", "baremetal_host_steps", "baremetal_host_inspect"} {
 		if !names[want] {
 			t.Errorf("no action %s", want)
+		}
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{20 * time.Minute: "20m", time.Hour: "1h", 90 * time.Minute: "1h30m", 45 * time.Second: "45s"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -479,5 +479,7 @@ type bmcFuncs struct {
 	check func(ctx context.Context, access BMCAccess) error
 }
 
-func (b bmcFuncs) ResetBMC(ctx context.Context, a BMCAccess, t string) error { return b.reset(ctx, a, t) }
-func (b bmcFuncs) CheckBMC(ctx context.Context, a BMCAccess) error           { return b.check(ctx, a) }
+func (b bmcFuncs) ResetBMC(ctx context.Context, a BMCAccess, t string) error {
+	return b.reset(ctx, a, t)
+}
+func (b bmcFuncs) CheckBMC(ctx context.Context, a BMCAccess) error { return b.check(ctx, a) }

@@ -11,6 +11,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 tf=$(scripts/terraform.sh 1.14)
 export PATH="$(dirname "$tf"):$PATH"
+mkdir -p "$here/.tools"
 export TF_CLI_CONFIG_FILE="$here/.tools/terraformrc"
 : >"$TF_CLI_CONFIG_FILE"
 "$tf" fmt -recursive examples/

@@ -241,3 +241,33 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestAccQuery_examplesValidate validates the list-resource examples
+// (examples/list-resources/*/*.tfquery.hcl) with Terraform 1.14:
+// `terraform validate -query` against this build of the provider. An older
+// Terraform ignores these files; scripts/lint.sh validates the example
+// directories with it.
+func TestAccQuery_examplesValidate(t *testing.T) {
+	acctest.Terraform114(t)
+	files, err := filepath.Glob("../../examples/list-resources/*/*.tfquery.hcl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no list-resource examples (%v)", err)
+	}
+	reattach := acctest.Serve(t, providerserver.NewProtocol6(provider.New("test")())())
+	for _, f := range files {
+		dir := t.TempDir()
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range map[string]string{"main.tf": `provider "baremetal" {}` + "\n", filepath.Base(f): string(src)} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cli := acctest.NewCLI(t, dir, reattach)
+		if out, err := cli.Run("validate", "-query", "-no-color"); err != nil {
+			t.Errorf("%s: terraform validate -query: %v\n%s", f, err, out)
+		}
+	}
+}

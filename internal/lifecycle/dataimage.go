@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 )
 
 // This file is the baremetal_data_image resource's side of BMO's
@@ -59,12 +57,6 @@ func (c *Clients) mediaBMC() (VirtualMediaBMC, Maintainer, error) {
 		}
 	}
 	return nil, nil, errors.New("the provider has no BMC virtual media client configured")
-}
-
-// Maintainer reads and sets a node's maintenance (FirmwareUpdater has it).
-type Maintainer interface {
-	Maintenance(ctx context.Context, id string) (on bool, reason string, err error)
-	SetMaintenance(ctx context.Context, id string, on bool, reason string) error
 }
 
 // DataImageRefusal says why a data image cannot be attached (nothing was
@@ -138,7 +130,7 @@ func (c *Clients) AttachDataImage(ctx context.Context, req DataImageRequest) (Ob
 		return obs, MediaState{}, nil, fmt.Errorf("host %q (node %s): reading its virtual media: %w", hostLabel(obs), obs.ID, err)
 	}
 	var ms MediaState
-	err = WithOwnMaintenance(ctx, m, req.Log, hostLabel(obs), obs.ID,
+	err = WithOwnMaintenance(ctx, m, req.Log, hostLabel(obs), obs.ID, MaintenanceReasonDataImage,
 		MaintenanceReasonDataImage+" "+req.URL+" inserted through the BMC's Redfish VirtualMedia", func() error {
 			var ierr error
 			ms, ierr = v.InsertCDMedia(ctx, obs.ID, req.Access, req.URL)
@@ -202,57 +194,8 @@ func (c *Clients) DetachDataImage(ctx context.Context, req DataImageRequest) err
 		logTo(ctx, req.Log, "data image already ejected: nothing to do", map[string]any{"host": hostLabel(obs), "image": cur.Image})
 		return nil
 	}
-	return WithOwnMaintenance(ctx, m, req.Log, hostLabel(obs), obs.ID,
+	return WithOwnMaintenance(ctx, m, req.Log, hostLabel(obs), obs.ID, MaintenanceReasonDataImage,
 		MaintenanceReasonDataImage+" "+req.URL+" ejected through the BMC's Redfish VirtualMedia", func() error {
 			return v.EjectCDMedia(ctx, obs.ID, req.Access, req.URL)
 		})
 }
-
-// WithOwnMaintenance runs fn with the node in maintenance (reason), as
-// UpdateFirmwareThroughBMC does: a node already in maintenance for another
-// reason stays so and is not this run's to clear; the maintenance set here
-// is cleared afterwards, also after a failure or a cancelled ctx, unless
-// someone else took it over meanwhile. An error clearing it says the node
-// is still in maintenance.
-func WithOwnMaintenance(ctx context.Context, m Maintainer, log Logger, host, id, reason string, fn func() error) (err error) {
-	logf := func(msg string, fields map[string]any) {
-		fields["host"], fields["id"] = host, id
-		logTo(ctx, log, msg, fields)
-	}
-	on, was, err := m.Maintenance(ctx, id)
-	if err != nil {
-		return fmt.Errorf("host %q (node %s): reading maintenance: %w", host, id, err)
-	}
-	if on {
-		if !strings.HasPrefix(was, MaintenanceReasonDataImage) {
-			logf("node already in maintenance for another reason: it stays in maintenance", map[string]any{"reason": was})
-			return fn()
-		}
-		reason = was // a run of ours that did not finish: ours to end
-	} else {
-		if err := m.SetMaintenance(ctx, id, true, reason); err != nil {
-			return fmt.Errorf("host %q (node %s): putting the node in maintenance: %w", host, id, err)
-		}
-		logf("node in maintenance while the BMC's virtual media is changed", map[string]any{"reason": reason})
-	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dataImageMaintenanceTimeout)
-		defer cancel()
-		if now, nowReason, rerr := m.Maintenance(cctx, id); rerr == nil && (!now || nowReason != reason) {
-			if now {
-				logf("node's maintenance changed hands meanwhile: left as it is", map[string]any{"reason": nowReason})
-			}
-			return
-		}
-		if cerr := m.SetMaintenance(cctx, id, false, ""); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("host %q (node %s) is STILL IN MAINTENANCE (reason %q): taking it out failed: %w; "+
-				"clear it by hand (baremetal node maintenance unset %s)", host, id, reason, cerr, id))
-			return
-		}
-		logf("node out of maintenance", map[string]any{})
-	}()
-	return fn()
-}
-
-// dataImageMaintenanceTimeout bounds clearing maintenance afterwards.
-const dataImageMaintenanceTimeout = 2 * time.Minute

@@ -39,7 +39,7 @@ func TestWithOwnMaintenance(t *testing.T) {
 	reason := MaintenanceReasonDataImage + " x"
 
 	f := &fakeMaint{}
-	err := WithOwnMaintenance(ctx, f, nil, "h", "id", reason, func() error {
+	err := WithOwnMaintenance(ctx, f, nil, "h", "id", MaintenanceReasonDataImage, reason, func() error {
 		if !f.on || f.reason != reason {
 			t.Errorf("during fn: maintenance %v %q", f.on, f.reason)
 		}
@@ -51,18 +51,18 @@ func TestWithOwnMaintenance(t *testing.T) {
 
 	f = &fakeMaint{}
 	boom := errors.New("BMC said no")
-	if err := WithOwnMaintenance(ctx, f, nil, "h", "id", reason, func() error { return boom }); !errors.Is(err, boom) || f.on {
+	if err := WithOwnMaintenance(ctx, f, nil, "h", "id", MaintenanceReasonDataImage, reason, func() error { return boom }); !errors.Is(err, boom) || f.on {
 		t.Fatalf("failure: err %v, on %v", err, f.on)
 	}
 
 	f = &fakeMaint{on: true, reason: "operator: disk swap"}
-	if err := WithOwnMaintenance(ctx, f, nil, "h", "id", reason, func() error { return nil }); err != nil || !f.on ||
+	if err := WithOwnMaintenance(ctx, f, nil, "h", "id", MaintenanceReasonDataImage, reason, func() error { return nil }); err != nil || !f.on ||
 		f.reason != "operator: disk swap" || len(f.sets) != 0 {
 		t.Fatalf("someone else's maintenance: err %v, %v %q, sets %q", err, f.on, f.reason, f.sets)
 	}
 
 	f = &fakeMaint{}
-	err = WithOwnMaintenance(ctx, f, nil, "h", "id", reason, func() error {
+	err = WithOwnMaintenance(ctx, f, nil, "h", "id", MaintenanceReasonDataImage, reason, func() error {
 		f.reason = DetachReason // detached meanwhile
 		return nil
 	})
@@ -71,7 +71,7 @@ func TestWithOwnMaintenance(t *testing.T) {
 	}
 
 	f = &fakeMaint{failOff: true}
-	err = WithOwnMaintenance(ctx, f, nil, "h", "id", reason, func() error { return nil })
+	err = WithOwnMaintenance(ctx, f, nil, "h", "id", MaintenanceReasonDataImage, reason, func() error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "STILL IN MAINTENANCE") {
 		t.Fatalf("cannot clear: %v", err)
 	}

@@ -2,12 +2,10 @@ package lifecycle
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
 )
 
 // FirmwareUpdate is one component update (BMO's FirmwareUpdate, plus an
@@ -170,11 +168,11 @@ type FirmwareUpdater interface {
 const MaintenanceReasonPrefix = "terraform-provider-baremetal: firmware update"
 
 // UpdateFirmwareThroughBMC runs updates one after the other through the
-// host's BMC with the Ironic node in maintenance for the duration, so that
-// Ironic's power state sync does not fight the BMC's reboots; maintenance is
-// cleared afterwards, also after a failure. A node that was already in
-// maintenance for another reason stays so (it is not this run's to clear).
-// If maintenance cannot be cleared, the error says so. Results are those of
+// host's BMC with the Ironic node in maintenance for the duration
+// (WithOwnMaintenance), so that Ironic's power state sync does not fight
+// the BMC's reboots; maintenance is cleared afterwards, also after a
+// failure, unless it was someone else's. If maintenance cannot be cleared,
+// the error says so. Results are those of
 // the updates that finished, in order.
 func UpdateFirmwareThroughBMC(ctx context.Context, fu FirmwareUpdater, log Logger, host, id string, access BMCAccess,
 	updates []FirmwareUpdate) (results []FirmwareUpdateResult, err error) {
@@ -192,61 +190,27 @@ func UpdateFirmwareThroughBMC(ctx context.Context, fu FirmwareUpdater, log Logge
 			return nil, fmt.Errorf("host %q (node %s): component %s: %w", host, id, u.Component, err)
 		}
 	}
-	on, reason, err := fu.Maintenance(ctx, id)
-	if err != nil {
-		return nil, fmt.Errorf("host %q (node %s): reading maintenance: %w", host, id, err)
+	comps := make([]string, len(updates))
+	for i, u := range updates {
+		comps[i] = u.Component
 	}
-	ours := !on || strings.HasPrefix(reason, MaintenanceReasonPrefix)
-	if !on {
-		comps := make([]string, len(updates))
-		for i, u := range updates {
-			comps[i] = u.Component
-		}
-		reason = fmt.Sprintf("%s of %s through the BMC's Redfish UpdateService", MaintenanceReasonPrefix, strings.Join(comps, ", "))
-		if err := fu.SetMaintenance(ctx, id, true, reason); err != nil {
-			return nil, fmt.Errorf("host %q (node %s): putting the node in maintenance before the firmware update: %w", host, id, err)
-		}
-		logf("node in maintenance for the firmware update", map[string]any{"reason": reason})
-	} else if !ours {
-		logf("node already in maintenance for another reason: it stays in maintenance after the update", map[string]any{"reason": reason})
-	}
-	defer func() {
-		if !ours {
-			return
-		}
-		// Cleared even when ctx is done: a host must not stay in
-		// maintenance silently.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), maintenanceClearTimeout)
-		defer cancel()
-		// Someone may have taken the node over meanwhile (detached it, or
-		// set maintenance of their own): that maintenance is not ours to end.
-		if now, nowReason, rerr := fu.Maintenance(cctx, id); rerr == nil && now && nowReason != reason {
-			logf("node's maintenance changed hands during the update: left as it is", map[string]any{"reason": nowReason})
-			return
-		}
-		if cerr := fu.SetMaintenance(cctx, id, false, ""); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("host %q (node %s) is STILL IN MAINTENANCE (reason %q): taking it out after the "+
-				"firmware update failed: %w; clear it by hand (baremetal node maintenance unset %s)", host, id, reason, cerr, id))
-			return
-		}
-		logf("node out of maintenance after the firmware update", map[string]any{})
-	}()
-	for _, u := range updates {
-		logf("updating firmware through the BMC", map[string]any{"component": u.Component, "url": u.URL})
-		res, uerr := fu.BMCUpdate(ctx, id, access, u, func(t FirmwareTask) {
-			logf("firmware update progress", map[string]any{
-				"component": u.Component, "target": t.Target, "task_state": t.State, "percent": t.Percent, "message": t.Message,
+	reason := fmt.Sprintf("%s of %s through the BMC's Redfish UpdateService", MaintenanceReasonPrefix, strings.Join(comps, ", "))
+	err = WithOwnMaintenance(ctx, fu, log, host, id, MaintenanceReasonPrefix, reason, func() error {
+		for _, u := range updates {
+			logf("updating firmware through the BMC", map[string]any{"component": u.Component, "url": u.URL})
+			res, uerr := fu.BMCUpdate(ctx, id, access, u, func(t FirmwareTask) {
+				logf("firmware update progress", map[string]any{
+					"component": u.Component, "target": t.Target, "task_state": t.State, "percent": t.Percent, "message": t.Message,
+				})
 			})
-		})
-		if uerr != nil {
-			return results, fmt.Errorf("host %q (node %s): firmware update of component %s from %s failed: %w", host, id, u.Component, u.URL, uerr)
+			if uerr != nil {
+				return fmt.Errorf("host %q (node %s): firmware update of component %s from %s failed: %w", host, id, u.Component, u.URL, uerr)
+			}
+			logf("firmware updated", map[string]any{"component": u.Component, "target": res.Target,
+				"previous_version": res.PreviousVersion, "version": res.Version})
+			results = append(results, res)
 		}
-		logf("firmware updated", map[string]any{"component": u.Component, "target": res.Target,
-			"previous_version": res.PreviousVersion, "version": res.Version})
-		results = append(results, res)
-	}
-	return results, nil
+		return nil
+	})
+	return results, err
 }
-
-// maintenanceClearTimeout bounds clearing maintenance after an update.
-const maintenanceClearTimeout = 2 * time.Minute

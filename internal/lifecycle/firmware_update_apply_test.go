@@ -10,12 +10,17 @@ import (
 )
 
 // bmcUpdater records the BMC-path calls UpdateFirmware makes.
-type bmcUpdater struct{ calls []string }
+type bmcUpdater struct {
+	calls  []string
+	on     bool
+	reason string
+}
 
 func (u *bmcUpdater) Maintenance(context.Context, string) (bool, string, error) {
-	return false, "", nil
+	return u.on, u.reason, nil
 }
-func (u *bmcUpdater) SetMaintenance(_ context.Context, _ string, on bool, _ string) error {
+func (u *bmcUpdater) SetMaintenance(_ context.Context, _ string, on bool, reason string) error {
+	u.on, u.reason = on, reason
 	u.calls = append(u.calls, map[bool]string{true: "maintenance on", false: "maintenance off"}[on])
 	return nil
 }

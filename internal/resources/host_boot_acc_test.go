@@ -174,3 +174,24 @@ func TestAccHostBoot_archMismatch(t *testing.T) {
 		}},
 	})
 }
+
+// Without its deploy_image, an aarch64 host boots the conductor's x86_64
+// ramdisk, which does not start: cleaning times out.
+func TestAccHostBoot_aarch64WithoutDeployImage(t *testing.T) {
+	name := acctest.Name("acc-boot-armx")
+	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{{
+			Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`),
+			ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
+		}},
+	})
+	r, err := srv.AgentRecord("sys-0")
+	if err != nil || r.Lookups != 0 || r.DeployKernelArch != "x86_64" || r.BootRefused == "" {
+		t.Fatalf("agent: %d lookups, deploy kernel arch %q, boot refused %q (%v)", r.Lookups, r.DeployKernelArch, r.BootRefused, err)
+	}
+	t.Logf("agent of %s: %s", name, r.BootRefused)
+}

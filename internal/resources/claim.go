@@ -251,7 +251,7 @@ func (m *claimModel) set(c lifecycle.HostClaim) {
 }
 
 func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer identityAfterRead(ctx, req, resp)
 	var state claimModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	cat := r.catalog(&resp.Diagnostics)

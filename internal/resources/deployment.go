@@ -318,7 +318,7 @@ func deployAction(h *lifecycle.Host, img *lifecycle.Image) string {
 }
 
 func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer identityAfterRead(ctx, req, resp)
 	var state deploymentModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -267,7 +267,7 @@ func (r *firmwareSettingsResource) apply(ctx context.Context, timeout time.Durat
 // shows as removed. Equal values keep the user's spelling ("true" for
 // Ironic's "True").
 func (r *firmwareSettingsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer identityAfterRead(ctx, req, resp)
 	var m firmwareSettingsModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {

@@ -284,7 +284,7 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 // Read keeps what the update did; a host that is gone takes the resource
 // with it.
 func (r *firmwareUpdateResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer identityAfterRead(ctx, req, resp)
 	var m firmwareUpdateModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || r.clients == nil {

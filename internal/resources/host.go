@@ -282,7 +282,7 @@ func (r *hostResource) converge(ctx context.Context, h *lifecycle.Host, plan *ho
 }
 
 func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
+	defer identityAfterRead(ctx, req, resp)
 	var state hostModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

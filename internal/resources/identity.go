@@ -98,6 +98,22 @@ func identityFromState(ctx context.Context, state *tfsdk.State, identity *tfsdk.
 	identityFromStateAttrs(ctx, state, identity, diags, "id")
 }
 
+// identityAfterRead is identityFromState for Read, of the attributes
+// names (default: id). A Read that removes the resource (its object is gone
+// from Ironic) keeps the identity of the prior state: the framework wants
+// one after every Read without errors, also when Terraform (before 1.12)
+// or the state had none.
+func identityAfterRead(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, names ...string) {
+	if len(names) == 0 {
+		names = []string{"id"}
+	}
+	st := &resp.State
+	if st.Raw.IsNull() {
+		st = &req.State
+	}
+	identityFromStateAttrs(ctx, st, resp.Identity, &resp.Diagnostics, names...)
+}
+
 // identityFromStateAttrs is identityFromState for an identity of the
 // string attributes names, each copied from the state's attribute of the
 // same name; nothing is set until they are all known and not empty.

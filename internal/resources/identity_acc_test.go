@@ -174,26 +174,7 @@ func TestAccIdentity_refreshAddsIdentity(t *testing.T) {
 	name := acctest.Name("acc-ident-old")
 	uuid := apiNode(t, sc, name, "baremetal", nil)
 	ctx := context.Background()
-	srv := providerserver.NewProtocol6(provider.New("test")())()
-
-	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	provType := schemas.Provider.ValueType().(tftypes.Object)
-	vals := map[string]tftypes.Value{}
-	for k, typ := range provType.AttributeTypes {
-		vals[k] = tftypes.NewValue(typ, nil)
-	}
-	vals["endpoint"] = tftypes.NewValue(tftypes.String, acctest.Endpoint())
-	cfg, err := tfprotov6.NewDynamicValue(provType, tftypes.NewValue(provType, vals))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
-	if err != nil || diagErrors(conf.Diagnostics) != "" {
-		t.Fatalf("configure: %v %s", err, diagErrors(conf.Diagnostics))
-	}
+	srv, schemas := configuredServer(t)
 
 	// The state of an imported host, as a provider without identities
 	// wrote it: no identity beside it.
@@ -224,6 +205,48 @@ func TestAccIdentity_refreshAddsIdentity(t *testing.T) {
 	if err := attrs["id"].As(&got); err != nil || got != uuid {
 		t.Fatalf("identity id = %q (%v), want the node UUID %s", got, err, uuid)
 	}
+
+	// The node deleted behind Terraform's back: the refresh of the same
+	// old state removes the host, without an error.
+	if err := nodes.Delete(ctx, sc, uuid).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	srv, _ = configuredServer(t) // the next terraform command: a new provider process
+	gone, err := srv.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "baremetal_host", CurrentState: up.UpgradedState})
+	if err != nil || diagErrors(gone.Diagnostics) != "" {
+		t.Fatalf("read of a deleted node: %v %s", err, diagErrors(gone.Diagnostics))
+	}
+	st, err := gone.NewState.Unmarshal(schemas.ResourceSchemas["baremetal_host"].ValueType())
+	if err != nil || !st.IsNull() {
+		t.Fatalf("the host of a deleted node is still in state: %v %v", st, err)
+	}
+}
+
+// configuredServer is the provider as Terraform starts it: served over
+// the plugin protocol, and configured with the rig's endpoint.
+func configuredServer(t *testing.T) (tfprotov6.ProviderServer, *tfprotov6.GetProviderSchemaResponse) {
+	t.Helper()
+	ctx := context.Background()
+	srv := providerserver.NewProtocol6(provider.New("test")())()
+	schemas, err := srv.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	provType := schemas.Provider.ValueType().(tftypes.Object)
+	vals := map[string]tftypes.Value{}
+	for k, typ := range provType.AttributeTypes {
+		vals[k] = tftypes.NewValue(typ, nil)
+	}
+	vals["endpoint"] = tftypes.NewValue(tftypes.String, acctest.Endpoint())
+	cfg, err := tfprotov6.NewDynamicValue(provType, tftypes.NewValue(provType, vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf, err := srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &cfg})
+	if err != nil || diagErrors(conf.Diagnostics) != "" {
+		t.Fatalf("configure: %v %s", err, diagErrors(conf.Diagnostics))
+	}
+	return srv, schemas
 }
 
 // diagErrors is the text of the error diagnostics, "" when there are none.

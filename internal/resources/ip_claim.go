@@ -155,7 +155,7 @@ func (r *ipClaimResource) Create(ctx context.Context, req resource.CreateRequest
 }
 
 func (r *ipClaimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "pool", "owner")
+	defer identityAfterRead(ctx, req, resp, "pool", "owner")
 	var state ipClaimModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	store := r.store(&resp.Diagnostics)

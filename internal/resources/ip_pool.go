@@ -390,7 +390,7 @@ func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest,
 }
 
 func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
+	defer identityAfterRead(ctx, req, resp, "name")
 	var state ipPoolModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	store := r.store(&resp.Diagnostics)

@@ -1,6 +1,7 @@
 package actions_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -263,4 +265,177 @@ action "baremetal_host_reboot" "after_bios" {
 			},
 		},
 	})
+}
+
+// TestAccAction_dayTwoVerbs: the other actions, each invoked with
+// `terraform apply -invoke` on an available host (online = true) on the
+// real Ironic and the simulator: a power cycle (hard off, then on); a
+// power off, refused because the host's baremetal_host keeps it on; a
+// boot once from PXE (the BMC's one-time boot override, then a reboot);
+// a BMC reset (the simulator's manager, not the system, is reset);
+// BIOS steps by manual cleaning (Ironic's fake BIOS stores them); a new
+// inspection. The host ends available and powered on, and the next plan
+// is empty.
+func TestAccAction_dayTwoVerbs(t *testing.T) {
+	acctest.Terraform114(t)
+	srv, _, host := acctest.StartSimHost(t, "acc-act-verbs", bmcUser, "verbs-pass")
+	ps, err := providerserver.NewProtocol6WithError(provider.New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	config := host.WithExtra("  online = true").HCL() + fmt.Sprintf(`
+variable "bmc_password" {
+  type      = string
+  sensitive = true
+  default   = %q
+}
+
+action "baremetal_host_power" "cycle" {
+  config {
+    host_id = baremetal_host.test.id
+    power   = "cycle"
+  }
+}
+
+action "baremetal_host_power" "off" {
+  config {
+    host_id = baremetal_host.test.id
+    power   = "off"
+  }
+}
+
+action "baremetal_host_boot_once" "pxe" {
+  config {
+    host_id = baremetal_host.test.id
+    device  = "pxe"
+  }
+}
+
+action "baremetal_bmc_reset" "bmc" {
+  config {
+    host_id = baremetal_host.test.id
+    bmc = {
+      address  = %q
+      username = %q
+      password = var.bmc_password
+    }
+  }
+}
+
+action "baremetal_host_steps" "bios" {
+  config {
+    host_id = baremetal_host.test.id
+    steps = [{
+      interface = "bios"
+      step      = "apply_configuration"
+      args      = jsonencode({ settings = [{ name = "ProcVirtualization", value = "Disabled" }] })
+    }]
+  }
+}
+
+action "baremetal_host_inspect" "again" {
+  config {
+    host_id = baremetal_host.test.id
+  }
+}
+`, host.Password, host.Address, host.Username)
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli := acctest.NewCLI(t, dir, acctest.Serve(t, ps))
+	sc := acctest.Ironic(t)
+	t.Cleanup(func() {
+		if out, err := cli.Run("destroy", "-auto-approve", "-no-color"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+		acctest.DeleteNodeNamed(t, sc, host.Name)
+	})
+	if out, err := cli.Run("apply", "-auto-approve", "-no-color"); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+	getNode := func() nodes.Node {
+		t.Helper()
+		listed := acctest.NodesNamed(t, sc, host.Name)
+		if len(listed) != 1 {
+			t.Fatalf("%d nodes named %s", len(listed), host.Name)
+		}
+		n, err := nodes.Get(context.Background(), sc, listed[0].UUID).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *n
+	}
+	if n := getNode(); n.Extra["baremetal_online"] != "true" {
+		t.Fatalf("node extra %v: want online = true recorded", n.Extra)
+	}
+	_, seen := resetsSince(t, srv, 0)
+	invoke := func(action string, wantErr bool) string {
+		t.Helper()
+		out, err := cli.Run("apply", "-auto-approve", "-no-color", "-invoke=action."+action)
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "Action ") || strings.HasPrefix(l, "│ ") {
+				lines = append(lines, l)
+			}
+		}
+		t.Logf("-invoke=action.%s:\n%s", action, strings.Join(lines, "\n"))
+		if (err != nil) != wantErr {
+			t.Fatalf("-invoke=action.%s: error %v, want an error: %v\n%s", action, err, wantErr, out)
+		}
+		return out
+	}
+	resets := func(want ...string) {
+		t.Helper()
+		got, n := resetsSince(t, srv, seen)
+		seen = n
+		if !slices.Equal(got, want) {
+			t.Errorf("simulator resets %q, want %q", got, want)
+		}
+	}
+
+	invoke("baremetal_host_power.cycle", false)
+	resets("ForceOff", "On")
+
+	out := invoke("baremetal_host_power.off", true)
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "keeps it powered on (online = true)") {
+		t.Errorf("the refused power off does not say why:\n%s", out)
+	}
+	resets()
+
+	invoke("baremetal_host_boot_once.pxe", false)
+	resets("GracefulShutdown", "On")
+	if st, _ := srv.State("sys-0"); st.Boot.Target != "Pxe" {
+		t.Errorf("boot override %+v, want Pxe", st.Boot)
+	}
+
+	out = invoke("baremetal_bmc_reset.bmc", false)
+	if strings.Contains(out, host.Password) {
+		t.Error("Terraform printed the BMC password")
+	}
+	if st, _ := srv.State("sys-0"); !slices.Equal(st.ManagerResets, []string{"GracefulRestart"}) {
+		t.Errorf("manager resets %q", st.ManagerResets)
+	}
+	resets()
+
+	invoke("baremetal_host_steps.bios", false)
+	node := getNode()
+	if node.ProvisionState != "available" || node.PowerState != "power on" {
+		t.Errorf("after the steps: %s, %s", node.ProvisionState, node.PowerState)
+	}
+	bios, err := nodes.ListBIOSSettings(context.Background(), sc, node.UUID, nil).Extract()
+	if err != nil || len(bios) != 1 || bios[0].Name != "ProcVirtualization" || bios[0].Value != "Disabled" {
+		t.Errorf("BIOS after the steps: %+v, %v", bios, err)
+	}
+
+	invoke("baremetal_host_inspect.again", false)
+	after := getNode()
+	if after.ProvisionState != "available" || after.PowerState != "power on" || after.InspectionFinishedAt == nil ||
+		(node.InspectionFinishedAt != nil && !after.InspectionFinishedAt.After(*node.InspectionFinishedAt)) {
+		t.Errorf("after the inspection: %s, %s, inspected at %v (before %v)", after.ProvisionState, after.PowerState,
+			after.InspectionFinishedAt, node.InspectionFinishedAt)
+	}
+	if out, err := cli.Run("plan", "-detailed-exitcode", "-no-color"); err != nil {
+		t.Errorf("the plan after the actions is not empty: %v\n%s", err, out)
+	}
 }

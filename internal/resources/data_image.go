@@ -129,6 +129,7 @@ func (r *dataImageResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 }
 
 func (r *dataImageResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan dataImageModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -185,6 +186,7 @@ func (r *dataImageResource) insert(ctx context.Context, plan *dataImageModel, pr
 // Read shows what the device holds: an image ejected (or replaced) out of
 // band is drift on url; a host that is gone takes the resource with it.
 func (r *dataImageResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	defer identityAfterRead(ctx, req, resp)
 	var m dataImageModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || r.clients == nil {
@@ -217,6 +219,7 @@ func (r *dataImageResource) Read(ctx context.Context, req resource.ReadRequest, 
 // Update inserts a new URL (or the same one again after an eject out of
 // band), or only records new bmc credentials.
 func (r *dataImageResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, state dataImageModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

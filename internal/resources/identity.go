@@ -79,7 +79,12 @@ func (r *ipClaimResource) IdentitySchema(_ context.Context, _ resource.IdentityS
 	}}
 }
 
+func (r *dataImageResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = uuidIdentitySchema(nodeIdentityDoc + " A host holds one data image, in its virtual CD.")
+}
+
 var (
+	_ resource.ResourceWithIdentity = (*dataImageResource)(nil)
 	_ resource.ResourceWithIdentity = (*ipPoolResource)(nil)
 	_ resource.ResourceWithIdentity = (*ipClaimResource)(nil)
 	_ resource.ResourceWithIdentity = (*hostResource)(nil)

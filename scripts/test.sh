@@ -34,7 +34,7 @@ slowest() {
   awk '/^--- (PASS|FAIL): /{t[$3]=$4; n[$3]=1}
        /^(ok|FAIL)[ \t]+[^ \t]+\//{for(k in n){p[k]=$2}; delete n}
        END{for(k in t){s=t[k]; gsub(/[()s]/,"",s); printf "%9.1f s  %s  %s\n", s, k, p[k]}}' "$@" |
-    sort -rn | head -10
+    sort -rn | awk 'NR <= 10' # not head: under pipefail its early exit fails sort (SIGPIPE)
 }
 
 # run_tests ARGS...: go test -v into a log; print package results, the

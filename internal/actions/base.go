@@ -98,20 +98,14 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// invocation is one Invoke: the host, the deadline and the progress of
-// the action, from the attributes every action has.
-type invocation struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	req    lifecycle.ActionRequest
-}
-
-// start reads host_id and timeout (default def) and returns the
-// invocation; ok is false when the diagnostics say why not.
-func (b *base) start(ctx context.Context, host, timeout types.String, def time.Duration,
-	resp *action.InvokeResponse) (inv invocation, ok bool) {
+// run reads host_id and timeout (default def), and runs do with the
+// host's action request under that deadline, with progress sent to
+// Terraform; an error from do fails the action as what (the host action
+// that failed, naming the host).
+func (b *base) run(ctx context.Context, host, timeout types.String, def time.Duration, resp *action.InvokeResponse,
+	what string, do func(ctx context.Context, req lifecycle.ActionRequest) error) {
 	if !b.ready(&resp.Diagnostics) {
-		return inv, false
+		return
 	}
 	d := def
 	if !timeout.IsNull() && timeout.ValueString() != "" {
@@ -119,16 +113,19 @@ func (b *base) start(ctx context.Context, host, timeout types.String, def time.D
 		if d, err = time.ParseDuration(timeout.ValueString()); err != nil || d <= 0 {
 			resp.Diagnostics.AddAttributeError(path.Root("timeout"), "Invalid timeout",
 				fmt.Sprintf("%q is not a duration greater than zero (e.g. \"20m\")", timeout.ValueString()))
-			return inv, false
+			return
 		}
 	}
-	inv.ctx, inv.cancel = context.WithTimeout(ctx, d)
-	inv.req = lifecycle.ActionRequest{Ref: host.ValueString(), Progress: func(msg string) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	req := lifecycle.ActionRequest{Ref: host.ValueString(), Progress: func(msg string) {
 		if resp.SendProgress != nil {
 			resp.SendProgress(action.InvokeProgressEvent{Message: msg})
 		}
 	}}
-	return inv, true
+	if err := do(ctx, req); err != nil {
+		fail(&resp.Diagnostics, what, err)
+	}
 }
 
 // fail reports err, from the host action what, as the action's error.

@@ -57,14 +57,10 @@ func (a *inspectAction) Invoke(ctx context.Context, req action.InvokeRequest, re
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	inv, ok := a.start(ctx, m.HostID, m.Timeout, provisionTimeout, resp)
-	if !ok {
-		return
-	}
-	defer inv.cancel()
-	if err := a.clients.Machine.InspectHost(inv.ctx, inv.req); err != nil {
-		fail(&resp.Diagnostics, "Inspecting host "+m.HostID.ValueString(), err)
-	}
+	a.run(ctx, m.HostID, m.Timeout, provisionTimeout, resp, "Inspecting host "+m.HostID.ValueString(),
+		func(ctx context.Context, req lifecycle.ActionRequest) error {
+			return a.clients.Machine.InspectHost(ctx, req)
+		})
 }
 
 // stepsAction is baremetal_host_steps.
@@ -155,14 +151,10 @@ func (a *stepsAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 		}
 		steps = append(steps, st)
 	}
-	inv, ok := a.start(ctx, m.HostID, m.Timeout, provisionTimeout, resp)
-	if !ok {
-		return
-	}
-	defer inv.cancel()
-	if err := a.clients.Machine.RunHostSteps(inv.ctx, inv.req, steps); err != nil {
-		fail(&resp.Diagnostics, "Running steps on host "+m.HostID.ValueString(), err)
-	}
+	a.run(ctx, m.HostID, m.Timeout, provisionTimeout, resp, "Running steps on host "+m.HostID.ValueString(),
+		func(ctx context.Context, req lifecycle.ActionRequest) error {
+			return a.clients.Machine.RunHostSteps(ctx, req, steps)
+		})
 }
 
 // bmcResetAction is baremetal_bmc_reset.
@@ -229,16 +221,12 @@ func (a *bmcResetAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		resp.Diagnostics.AddAttributeError(path.Root("bmc"), "BMC not known", "The bmc address and password must be known when the action runs.")
 		return
 	}
-	inv, ok := a.start(ctx, m.HostID, m.Timeout, bmcResetTimeout, resp)
-	if !ok {
-		return
-	}
-	defer inv.cancel()
 	resetType := m.ResetType.ValueString()
 	if resetType == "" {
 		resetType = "GracefulRestart"
 	}
-	if err := a.clients.ResetHostBMC(inv.ctx, inv.req, *access, resetType); err != nil {
-		fail(&resp.Diagnostics, "Resetting the BMC of host "+m.HostID.ValueString(), err)
-	}
+	a.run(ctx, m.HostID, m.Timeout, bmcResetTimeout, resp, "Resetting the BMC of host "+m.HostID.ValueString(),
+		func(ctx context.Context, req lifecycle.ActionRequest) error {
+			return a.clients.ResetHostBMC(ctx, req, *access, resetType)
+		})
 }

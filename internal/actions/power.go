@@ -55,14 +55,10 @@ func (a *rebootAction) Invoke(ctx context.Context, req action.InvokeRequest, res
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	inv, ok := a.start(ctx, m.HostID, m.Timeout, powerTimeout, resp)
-	if !ok {
-		return
-	}
-	defer inv.cancel()
-	if err := a.clients.Machine.RebootHost(inv.ctx, inv.req, powerMode(m.Mode, lifecycle.PowerSoft)); err != nil {
-		fail(&resp.Diagnostics, "Rebooting host "+m.HostID.ValueString(), err)
-	}
+	a.run(ctx, m.HostID, m.Timeout, powerTimeout, resp, "Rebooting host "+m.HostID.ValueString(),
+		func(ctx context.Context, req lifecycle.ActionRequest) error {
+			return a.clients.Machine.RebootHost(ctx, req, powerMode(m.Mode, lifecycle.PowerSoft))
+		})
 }
 
 // powerAction is baremetal_host_power.
@@ -106,19 +102,15 @@ func (a *powerAction) Invoke(ctx context.Context, req action.InvokeRequest, resp
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	inv, ok := a.start(ctx, m.HostID, m.Timeout, powerTimeout, resp)
-	if !ok {
-		return
-	}
-	defer inv.cancel()
 	op := lifecycle.PowerOp(m.Power.ValueString())
 	def := lifecycle.PowerSoft
 	if op == lifecycle.PowerOpCycle {
 		def = lifecycle.PowerHard
 	}
-	if err := a.clients.Machine.SetHostPower(inv.ctx, inv.req, op, powerMode(m.Mode, def)); err != nil {
-		fail(&resp.Diagnostics, "Power "+string(op)+" of host "+m.HostID.ValueString(), err)
-	}
+	a.run(ctx, m.HostID, m.Timeout, powerTimeout, resp, "Power "+string(op)+" of host "+m.HostID.ValueString(),
+		func(ctx context.Context, req lifecycle.ActionRequest) error {
+			return a.clients.Machine.SetHostPower(ctx, req, op, powerMode(m.Mode, def))
+		})
 }
 
 // bootOnceAction is baremetal_host_boot_once.
@@ -158,13 +150,8 @@ func (a *bootOnceAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	inv, ok := a.start(ctx, m.HostID, m.Timeout, powerTimeout, resp)
-	if !ok {
-		return
-	}
-	defer inv.cancel()
-	err := a.clients.Machine.BootHostOnce(inv.ctx, inv.req, m.Device.ValueString(), powerMode(m.Mode, lifecycle.PowerSoft))
-	if err != nil {
-		fail(&resp.Diagnostics, "Booting host "+m.HostID.ValueString()+" from "+m.Device.ValueString(), err)
-	}
+	a.run(ctx, m.HostID, m.Timeout, powerTimeout, resp, "Booting host "+m.HostID.ValueString()+" from "+m.Device.ValueString(),
+		func(ctx context.Context, req lifecycle.ActionRequest) error {
+			return a.clients.Machine.BootHostOnce(ctx, req, m.Device.ValueString(), powerMode(m.Mode, lifecycle.PowerSoft))
+		})
 }

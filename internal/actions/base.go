@@ -31,12 +31,12 @@ import (
 // All returns the provider's actions.
 func All() []func() action.Action {
 	return []func() action.Action{
-		func() action.Action { return &rebootAction{} },
-		func() action.Action { return &powerAction{} },
-		func() action.Action { return &bootOnceAction{} },
-		func() action.Action { return &inspectAction{} },
-		func() action.Action { return &stepsAction{} },
-		func() action.Action { return &bmcResetAction{} },
+		newRebootAction,
+		newPowerAction,
+		newBootOnceAction,
+		newInspectAction,
+		newStepsAction,
+		newBMCResetAction,
 	}
 }
 
@@ -98,33 +98,80 @@ func shortDuration(d time.Duration) string {
 	return s
 }
 
-// run reads host_id and timeout (default def), and runs do with the
-// host's action request under that deadline, with progress sent to
-// Terraform; an error from do fails the action as what (the host action
-// that failed, naming the host).
-func (b *base) run(ctx context.Context, host, timeout types.String, def time.Duration, resp *action.InvokeResponse,
-	what string, do func(ctx context.Context, req lifecycle.ActionRequest) error) {
-	if !b.ready(&resp.Diagnostics) {
+// hostModel is what every action's configuration has: the host and the
+// timeout. Each action's model embeds it.
+type hostModel struct {
+	HostID  types.String `tfsdk:"host_id"`
+	Timeout types.String `tfsdk:"timeout"`
+}
+
+func (h hostModel) host() hostModel { return h }
+
+// model is an action's configuration: a hostModel and the action's own
+// attributes.
+type model interface{ host() hostModel }
+
+// verb is the host action an action runs, under its deadline.
+type verb func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error
+
+// hostAction is an action on one host: host_id and timeout, its own
+// attributes, and the lifecycle host action it runs. Each action is one
+// value of it (power.go, host.go).
+type hostAction[M model] struct {
+	base
+	typeName    string // after the provider's name: "_host_reboot"
+	description string
+	attributes  map[string]schema.Attribute // besides host_id and timeout
+	timeout     time.Duration               // the default of timeout
+	// what names what failed when the verb fails, with the host.
+	what func(m M) string
+	// verb reads the action's own attributes; nil after adding an error
+	// to diags.
+	verb func(m M, diags *diag.Diagnostics) verb
+}
+
+func (a *hostAction[M]) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + a.typeName
+}
+
+func (a *hostAction[M]) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	attrs := map[string]schema.Attribute{"host_id": hostAttribute(), "timeout": timeoutAttribute(a.timeout)}
+	for name, attr := range a.attributes {
+		attrs[name] = attr
+	}
+	resp.Schema = schema.Schema{Description: a.description, Attributes: attrs}
+}
+
+// Invoke reads the configuration, then runs the verb under the timeout
+// with progress sent to Terraform; an error fails the action as what.
+func (a *hostAction[M]) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var m M
+	if resp.Diagnostics.Append(req.Config.Get(ctx, &m)...); resp.Diagnostics.HasError() {
 		return
 	}
-	d := def
-	if !timeout.IsNull() && timeout.ValueString() != "" {
+	do := a.verb(m, &resp.Diagnostics)
+	if do == nil || !a.ready(&resp.Diagnostics) {
+		return
+	}
+	h := m.host()
+	d := a.timeout
+	if v := h.Timeout.ValueString(); v != "" {
 		var err error
-		if d, err = time.ParseDuration(timeout.ValueString()); err != nil || d <= 0 {
+		if d, err = time.ParseDuration(v); err != nil || d <= 0 {
 			resp.Diagnostics.AddAttributeError(path.Root("timeout"), "Invalid timeout",
-				fmt.Sprintf("%q is not a duration greater than zero (e.g. \"20m\")", timeout.ValueString()))
+				fmt.Sprintf("%q is not a duration greater than zero (e.g. \"20m\")", v))
 			return
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	req := lifecycle.ActionRequest{Ref: host.ValueString(), Progress: func(msg string) {
+	ar := lifecycle.ActionRequest{Ref: h.HostID.ValueString(), Progress: func(msg string) {
 		if resp.SendProgress != nil {
 			resp.SendProgress(action.InvokeProgressEvent{Message: msg})
 		}
 	}}
-	if err := do(ctx, req); err != nil {
-		fail(&resp.Diagnostics, what, err)
+	if err := do(ctx, a.clients, ar); err != nil {
+		fail(&resp.Diagnostics, a.what(m), err)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
@@ -29,29 +28,43 @@ func (p *Provisioner) syncBoot(ctx context.Context, h *lifecycle.Host, node *nod
 			"preprovisioning_network_data needs Ironic API 1.%d (the node's network_data), this Ironic speaks %s",
 			MicroversionNetworkData, p.sc.Microversion)), false, nil
 	}
-	patch, err := bootPatch(h, node)
+	patch, err := bootPatch(h, node, p.deployImages)
 	if err != nil {
 		return node, lifecycle.Result{Verb: "update", ProvisionState: node.ProvisionState}, false, err
 	}
 	return p.update(ctx, h, node, "update", patch)
 }
 
-// bootPatch is the PATCH syncBoot sends.
-func bootPatch(h *lifecycle.Host, node *nodes.Node) (nodes.UpdateOpts, error) {
-	b := h.Spec.Boot
+// archSettable: cpu_arch is set before inspection, and again on a host
+// at rest after it (available, provisioned, externally provisioned),
+// whose inspection was already compared with its architecture: there a
+// cpu_arch that differs was changed behind Terraform's back. Never while
+// inspecting, where it is what Inspect compares.
+func archSettable(h *lifecycle.Host, node *nodes.Node) bool {
+	switch h.Status.State {
+	case lifecycle.StateAvailable, lifecycle.StateProvisioned, lifecycle.StateExternallyProvisioned:
+		return true
+	}
+	return node.InspectionFinishedAt == nil
+}
+
+// bootPatch is the PATCH syncBoot sends (the host's deploy image, else
+// the default of its architecture).
+func bootPatch(h *lifecycle.Host, node *nodes.Node, defaults lifecycle.DefaultDeployImages) (nodes.UpdateOpts, error) {
+	b := h.Spec.Boot.WithDefaults(defaults)
 	var patch nodes.UpdateOpts
 	if b.NetworkData != "" {
 		var want map[string]any
 		if err := json.Unmarshal([]byte(b.NetworkData), &want); err != nil {
 			return nil, fmt.Errorf("preprovisioning_network_data: %w", err)
 		}
-		ironicNetworkData(want)
+		lifecycle.CompleteNetworkData(want)
 		if !reflect.DeepEqual(want, node.NetworkData) {
 			patch = append(patch, nodes.UpdateOperation{Op: nodes.AddOp, Path: "/network_data", Value: want})
 		}
 	}
-	if b.Architecture != "" && node.InspectionFinishedAt == nil {
-		if cur, _ := node.Properties["cpu_arch"].(string); cur != b.Architecture {
+	if b.Architecture != "" && archSettable(h, node) {
+		if cur, _ := node.Properties["cpu_arch"].(string); lifecycle.NormArch(cur) != b.Architecture {
 			patch = append(patch, nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/cpu_arch", Value: b.Architecture})
 		}
 	}
@@ -79,34 +92,23 @@ func bootPatch(h *lifecycle.Host, node *nodes.Node) (nodes.UpdateOpts, error) {
 	return patch, nil
 }
 
-// ironicNetworkData completes network_data.json as Ironic's schema wants
-// it (baremetal_network_data renders what config drives take): links,
-// networks and services present, and every network with a network_id
-// (its id when it has none).
-func ironicNetworkData(doc map[string]any) {
-	for _, k := range []string{"links", "networks", "services"} {
-		if doc[k] == nil {
-			doc[k] = []any{}
-		}
-	}
-	networks, _ := doc["networks"].([]any)
-	for _, n := range networks {
-		if m, ok := n.(map[string]any); ok && m["network_id"] == nil {
-			m["network_id"] = m["id"]
-		}
-	}
+// WithDeployImages gives the provider's deploy images per architecture:
+// a host with an architecture and no deploy image of its own boots the one
+// of its architecture (lifecycle.BootSpec.WithDefaults).
+func WithDeployImages(d lifecycle.DefaultDeployImages) Option {
+	return func(p *Provisioner) { p.deployImages = d }
 }
 
-// normArch names an architecture as Ironic's cpu_arch does (x86_64,
-// aarch64), whatever spelling inspection used.
-func normArch(a string) string {
-	switch strings.ToLower(a) {
-	case "x86_64", "amd64", "x86-64", "x64":
-		return "x86_64"
-	case "aarch64", "arm64", "arm", "arm-a64":
-		return "aarch64"
+// observedBoot reads the node's boot settings back (drift).
+func observedBoot(n *nodes.Node) lifecycle.BootObservation {
+	b := lifecycle.BootObservation{DeployImage: lifecycle.DeployImageOf(visibleDriverInfo(n.DriverInfo))}
+	if len(n.NetworkData) > 0 {
+		b.NetworkData = n.NetworkData
 	}
-	return a
+	if a, _ := n.Properties["cpu_arch"].(string); a != "" {
+		b.Architecture = lifecycle.NormArch(a)
+	}
+	return b
 }
 
 // archMismatch compares the architecture inspection wrote to the node's
@@ -116,11 +118,11 @@ func archMismatch(h *lifecycle.Host, node *nodes.Node) string {
 		return ""
 	}
 	inspected, _ := node.Properties["cpu_arch"].(string)
-	if normArch(inspected) == normArch(h.Spec.Boot.Architecture) {
+	if lifecycle.NormArch(inspected) == lifecycle.NormArch(h.Spec.Boot.Architecture) {
 		return ""
 	}
-	if normArch(inspected) != inspected {
-		inspected = fmt.Sprintf("%s (Ironic's cpu_arch %q)", normArch(inspected), inspected)
+	if lifecycle.NormArch(inspected) != inspected {
+		inspected = fmt.Sprintf("%s (Ironic's cpu_arch %q)", lifecycle.NormArch(inspected), inspected)
 	}
 	return lifecycle.ArchMismatch(h.Spec.Boot.Architecture, inspected)
 }

@@ -88,7 +88,7 @@ func TestFakeInspectArchMismatch(t *testing.T) {
 		n.InspectionFinishedAt = &now
 		n.Properties = map[string]any{"cpu_arch": "aarch64"}
 	})
-	if patch, _ := bootPatch(h, ptr(srv.MustNode(id))); len(patch) != 0 {
+	if patch, _ := bootPatch(h, ptr(srv.MustNode(id)), nil); len(patch) != 0 {
 		t.Errorf("cpu_arch patched after inspection: %v", patch)
 	}
 	res, _, _, err := p.Inspect(context.Background(), h, false, false)
@@ -110,8 +110,8 @@ func TestNormArch(t *testing.T) {
 		t.Errorf("mismatch %q", msg)
 	}
 	for in, want := range map[string]string{"arm": "aarch64", "ARM64": "aarch64", "aarch64": "aarch64", "amd64": "x86_64", "x86_64": "x86_64", "ppc64le": "ppc64le"} {
-		if got := normArch(in); got != want {
-			t.Errorf("normArch(%q) = %q, want %q", in, got, want)
+		if got := lifecycle.NormArch(in); got != want {
+			t.Errorf("NormArch(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

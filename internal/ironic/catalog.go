@@ -227,6 +227,7 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		obs.BootMode = BootModeOf(c)
 	}
 	obs.AutomatedCleaning = n.AutomatedClean
+	obs.Boot = observedBoot(n)
 	if len(n.RAIDConfig) > 0 {
 		if raw, err := json.Marshal(n.RAIDConfig); err == nil {
 			obs.RAIDConfig = string(raw)

@@ -74,6 +74,8 @@ type Provisioner struct {
 	now          func() time.Time
 	// noDetails: Inspect returns no hardware details (WithoutInspectionDetails).
 	noDetails bool
+	// deployImages: the provider's per-architecture deploy images (WithDeployImages).
+	deployImages lifecycle.DefaultDeployImages
 }
 
 var _ lifecycle.Provisioner = (*Provisioner)(nil)

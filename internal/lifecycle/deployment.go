@@ -104,7 +104,8 @@ func (e *DeployFailure) Unwrap() error { return e.Err }
 type DeployRequest struct {
 	Ref string
 	// Spec holds what the deployment asks: Image, CustomDeploy, UserData,
-	// MetaData (over the defaults), NetworkData, RootDeviceHints and
+	// MetaData (over the defaults), NetworkData (none: the node's network_data,
+	// the host's preprovisioning network data), RootDeviceHints and
 	// MaxProvisioningRetries. Deploy fills in the rest from the node.
 	Spec HostSpec
 	// Retries is how many failed deploys Converge retries.
@@ -188,8 +189,9 @@ func (m *Machine) Deploy(ctx context.Context, req DeployRequest) (*Host, error) 
 }
 
 // deployHost is the host Deploy converges: found available, asked to
-// deploy. The deployment knows no BMC credentials; with an empty BMCAccess
-// and GoodCredentials equal to its (empty) CredentialsVersion, the state
+// deploy, with the node's network_data when the deployment gives none.
+// The deployment knows no BMC credentials; with an empty BMCAccess and
+// GoodCredentials equal to its (empty) CredentialsVersion, the state
 // machine does not push driver_info again.
 func deployHost(spec HostSpec, obs Observation) *Host {
 	spec.Name = obs.Name
@@ -207,6 +209,11 @@ func deployHost(spec HostSpec, obs Observation) *Host {
 		md[k] = v
 	}
 	spec.MetaData = md
+	// BMO: without networkData, the host's preprovisioning network data
+	// (the node's network_data) is its network data in the config drive.
+	if len(spec.NetworkData) == 0 && len(obs.Boot.NetworkData) > 0 {
+		spec.NetworkData = obs.Boot.NetworkData
+	}
 	h := &Host{
 		Spec: spec,
 		Status: HostStatus{

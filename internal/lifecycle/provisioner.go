@@ -105,6 +105,8 @@ type Observation struct {
 	// OnlineSetting is what the host's baremetal_host records of its
 	// online (HostSpec.OnlineSetting): "" when nothing is recorded.
 	OnlineSetting string
+	// Boot is what the node's agent ramdisk boots with (boot.go).
+	Boot BootObservation
 }
 
 // DetachReason is the maintenance reason of a detached host's node (BMO's

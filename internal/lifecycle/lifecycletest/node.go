@@ -45,6 +45,8 @@ type Node struct {
 	PoweredOn bool
 	// BootMode is read back by Observe.
 	BootMode lifecycle.BootMode
+	// Boot is what Observe reads back of the node's boot settings.
+	Boot lifecycle.BootObservation
 	// BIOS holds the node's BIOS settings: manual cleaning (Prepare)
 	// applies the spec's firmware settings to it, or empties it for a
 	// factory reset. FailPrepare, when set, fails every cleaning.
@@ -352,7 +354,7 @@ func (n *Node) Observe(_ context.Context, h *lifecycle.Host) (lifecycle.Observat
 	return lifecycle.Observation{
 		Exists: true, ID: n.ID, Name: n.Name, State: StateOf(n.PS), ProvisionState: n.PS,
 		PoweredOn: &on, LastError: n.lastError, DeployedImage: n.Image, BootMode: n.BootMode,
-		Maintenance: n.Maintenance, MaintenanceReason: reason,
+		Maintenance: n.Maintenance, MaintenanceReason: reason, Boot: n.Boot,
 	}, nil
 }
 

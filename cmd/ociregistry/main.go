@@ -1,0 +1,97 @@
+// Command ociregistry runs the private OCI registry of the tests and the rig
+// (package internal/ociregistry): token authentication as real registries,
+// one account, and the demo disk image pushed as the OCI artifact Ironic's
+// OCI image service expects.
+//
+//	OCIREGISTRY_PASSWORD=... ociregistry -listen 127.0.0.1:8470 -user deployer -image demo.qcow2
+//
+// The password comes from the environment, not the command line (which
+// other users of the machine can read). Without -image it makes a 64 MiB
+// qcow2 with qemu-img, as the demo does. It prints the image's oci:// URL,
+// then serves until SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ociregistry"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "ociregistry:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("ociregistry", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:8470", "address to listen on")
+	user := fs.String("user", "deployer", "the account's user name")
+	image := fs.String("image", "", "the disk image to push (default: a new 64 MiB qcow2 made with qemu-img)")
+	repo := fs.String("repo", "demo/disk", "repository of the image")
+	tag := fs.String("tag", "latest", "tag of the image")
+	arch := fs.String("arch", "amd64", "platform architecture of the image")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	password := os.Getenv("OCIREGISTRY_PASSWORD")
+	if password == "" {
+		return errors.New("set OCIREGISTRY_PASSWORD to the account's password")
+	}
+	data, err := diskImage(*image)
+	if err != nil {
+		return err
+	}
+	file := "demo.qcow2"
+	if *image != "" {
+		file = filepath.Base(*image)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return err
+	}
+	reg := ociregistry.New(*user, password)
+	srv := &http.Server{Handler: reg}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	p, err := ociregistry.Push(ctx, ln.Addr().String(), *repo, *tag, *user, password,
+		ociregistry.DiskImage{Data: data, FileName: file, DiskType: "qcow2", Arch: *arch})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s blob %s\n", p.URL, p.BlobDigest)
+	<-ctx.Done()
+	return nil
+}
+
+// diskImage reads path, or makes a qcow2 with qemu-img when it is empty.
+func diskImage(path string) ([]byte, error) {
+	if path != "" {
+		return os.ReadFile(path)
+	}
+	dir, err := os.MkdirTemp("", "ociregistry")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "demo.qcow2")
+	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", p, "64M").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("qemu-img create: %v: %s", err, out)
+	}
+	return os.ReadFile(p)
+}

@@ -1,0 +1,97 @@
+package ociregistry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func startRegistry(t *testing.T) (*Registry, *httptest.Server) {
+	t.Helper()
+	r := New("deployer", "s3cret-pass")
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	return r, srv
+}
+
+// The registry refuses anonymous access with a bearer challenge, as real
+// registries do, and its token endpoint refuses wrong credentials.
+func TestRegistryRequiresToken(t *testing.T) {
+	_, srv := startRegistry(t)
+	resp, err := http.Get(srv.URL + "/v2/demo/manifests/latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	ch := resp.Header.Get("WWW-Authenticate")
+	if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(ch, `Bearer realm="`+srv.URL+`/token",service="ociregistry"`) ||
+		!strings.Contains(ch, `scope="repository:demo:pull"`) {
+		t.Fatalf("anonymous GET: %d %q", resp.StatusCode, ch)
+	}
+	for name, set := range map[string]func(*http.Request){
+		"none":           func(*http.Request) {},
+		"wrong password": func(r *http.Request) { r.SetBasicAuth("deployer", "nope") },
+		"wrong auth":     func(r *http.Request) { r.SetBasicAuth("", base64.StdEncoding.EncodeToString([]byte("deployer:nope"))) },
+	} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/token?service=ociregistry&scope=repository:demo:pull", nil)
+		set(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: token endpoint answered %d, want 401", name, resp.StatusCode)
+		}
+	}
+}
+
+// Pushed through go-containerregistry's client, then resolved as Ironic
+// 2025.1's conductor does with the pull secret: the blob URL with the
+// bearer authorization downloads the image; without a secret the
+// resolution fails at the token endpoint.
+func TestPushAndResolve(t *testing.T) {
+	r, srv := startRegistry(t)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	disk := []byte("QFI\xfb not really a qcow2, but bytes with a digest")
+	ctx := context.Background()
+	p, err := Push(ctx, host, "images/demo", "v1", "deployer", "s3cret-pass", DiskImage{Data: disk, FileName: "disk.qcow2", DiskType: "qcow2", Arch: "amd64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.URL != "oci://"+host+"/images/demo:v1" {
+		t.Errorf("URL %q", p.URL)
+	}
+	info, err := Resolve(ctx, http.DefaultClient, "http", p.URL, r.Auth(), "x86_64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(disk)
+	if info.Checksum != hex.EncodeToString(sum[:]) || info.URL != srv.URL+"/v2/images/demo/blobs/"+p.BlobDigest || info.DiskFormat != "qcow2" {
+		t.Fatalf("resolved %+v", info)
+	}
+	hdr, _ := base64.StdEncoding.DecodeString(info.Authorization)
+	req, _ := http.NewRequest(http.MethodGet, info.URL, nil)
+	req.Header.Set("Authorization", string(hdr))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(got) != string(disk) {
+		t.Fatalf("blob with the token: %d, %d bytes", resp.StatusCode, len(got))
+	}
+	if _, err := Resolve(ctx, http.DefaultClient, "http", p.URL, "", "x86_64"); err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("without a secret: %v, want the token endpoint's 401", err)
+	}
+	if _, err := Resolve(ctx, http.DefaultClient, "http", p.URL, r.Auth(), "aarch64"); err == nil {
+		t.Fatal("an aarch64 node found the amd64 image")
+	}
+}

@@ -10,10 +10,16 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
-// base is what every data source embeds: the provider's clients, handed
-// down once by Configure, and the one way to reach them.
+// base is what every data source embeds: its type name, the provider's
+// clients, handed down once by Configure, and the one way to reach them.
 type base struct {
-	clients *lifecycle.Clients
+	typeName string // after the provider's name: "_host"
+	clients  *lifecycle.Clients
+}
+
+// Metadata names the data source: the provider's name and typeName.
+func (b *base) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.typeName
 }
 
 // Configure keeps the provider's clients (nil while the provider is not

@@ -11,7 +11,7 @@ import (
 )
 
 // NewFirmware returns the baremetal_firmware data source.
-func NewFirmware() datasource.DataSource { return &firmwareDataSource{} }
+func NewFirmware() datasource.DataSource { return &firmwareDataSource{base{typeName: "_firmware"}} }
 
 // firmwareDataSource is BMO's HostFirmwareComponents status: a host's
 // firmware components and versions.
@@ -20,10 +20,7 @@ type firmwareDataSource struct {
 }
 
 type firmwareDataModel struct {
-	ID          types.String             `tfsdk:"id"`
-	HostID      types.String             `tfsdk:"host_id"`
-	BMC         *tfglue.BMCModel         `tfsdk:"bmc"`
-	Source      types.String             `tfsdk:"source"`
+	bmcHostModel
 	BIOSVersion types.String             `tfsdk:"bios_version"`
 	Components  []firmwareComponentModel `tfsdk:"components"`
 }
@@ -36,10 +33,6 @@ type firmwareComponentModel struct {
 	RelatedTo  types.List   `tfsdk:"related_to"`
 }
 
-func (d *firmwareDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_firmware"
-}
-
 func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "A host's firmware components and their versions, as Metal3's HostFirmwareComponents status: from " +
@@ -47,58 +40,41 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"Redfish FirmwareInventory when `bmc` is given (every item that belongs to the system, its managers, its " +
 			"chassis and what they contain: drives, NICs, storage controllers, power supplies); plus the BIOS version. " +
 			"`source` says which.",
-		Attributes: map[string]schema.Attribute{
-			"id":           computedString("The Ironic node UUID."),
-			"host_id":      hostIDAttribute(),
-			"bmc":          bmcCredentialsAttribute("lists no firmware components"),
-			"source":       computedString("Where the components came from: `ironic` (firmware API), `redfish` (the BMC) or `none`."),
-			"bios_version": computedString("The BIOS version (the `bios` component's, else the system's BiosVersion)."),
-			"components": schema.ListNestedAttribute{
-				Computed:    true,
-				Description: "The firmware components, sorted by id.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"id":         computedString("Ironic's component name (`bios`, `bmc`, `nic:...`) or the Redfish inventory item's Id."),
-					"name":       computedString("The component's name."),
-					"version":    computedString("The version installed now."),
-					"updateable": schema.BoolAttribute{Computed: true, Description: "Whether the component can be updated."},
-					"related_to": schema.ListAttribute{
-						Computed: true, ElementType: types.StringType,
-						Description: "The Redfish resources the component belongs to, as the BMC links them (its `RelatedItem`: " +
-							"the system, a manager, a drive, a NIC, a power supply, ...); empty for Ironic's components and " +
-							"for items the BMC relates to nothing.",
-					},
-				}},
-			},
-		},
+		Attributes: bmcHostAttributes("lists no firmware components",
+			"Where the components came from: `ironic` (firmware API), `redfish` (the BMC) or `none`.", map[string]schema.Attribute{
+				"bios_version": computedString("The BIOS version (the `bios` component's, else the system's BiosVersion)."),
+				"components": schema.ListNestedAttribute{
+					Computed:    true,
+					Description: "The firmware components, sorted by id.",
+					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+						"id":         computedString("Ironic's component name (`bios`, `bmc`, `nic:...`) or the Redfish inventory item's Id."),
+						"name":       computedString("The component's name."),
+						"version":    computedString("The version installed now."),
+						"updateable": schema.BoolAttribute{Computed: true, Description: "Whether the component can be updated."},
+						"related_to": schema.ListAttribute{
+							Computed: true, ElementType: types.StringType,
+							Description: "The Redfish resources the component belongs to, as the BMC links them (its `RelatedItem`: " +
+								"the system, a manager, a drive, a NIC, a power supply, ...); empty for Ironic's components and " +
+								"for items the BMC relates to nothing.",
+						},
+					}},
+				},
+			}),
 	}
 }
 
 func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m firmwareDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if d.clients == nil || d.clients.Firmware == nil {
-		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware catalog configured")
-		return
-	}
-	redfish := m.BMC.Access(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	host, redfish, ok := d.readBMCHost(ctx, req.Config, &m, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	key := m.HostID.ValueString()
-	inv, err := d.clients.Firmware.Firmware(ctx, key, redfish)
+	inv, err := d.clients.Firmware.Firmware(ctx, host.ID, redfish)
 	if err != nil {
 		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading the firmware of host "+key, err)
 		return
 	}
-	host, err := d.clients.Catalog.Host(ctx, key)
-	if err != nil {
-		resp.Diagnostics.AddError("Reading host "+key, err.Error())
-		return
-	}
-	m.ID = types.StringValue(host.ID)
 	m.Source = types.StringValue(inv.Source)
 	m.BIOSVersion = types.StringValue(inv.BIOSVersion)
 	m.Components = []firmwareComponentModel{}

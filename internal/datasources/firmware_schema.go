@@ -12,7 +12,9 @@ import (
 )
 
 // NewFirmwareSchema returns the baremetal_firmware_schema data source.
-func NewFirmwareSchema() datasource.DataSource { return &firmwareSchemaDataSource{} }
+func NewFirmwareSchema() datasource.DataSource {
+	return &firmwareSchemaDataSource{base{typeName: "_firmware_schema"}}
+}
 
 // firmwareSchemaDataSource is BMO's FirmwareSchema: the BIOS attribute
 // registry of a host, as the firmware settings validation reads it
@@ -22,10 +24,7 @@ type firmwareSchemaDataSource struct {
 }
 
 type firmwareSchemaDataModel struct {
-	ID         types.String                          `tfsdk:"id"`
-	HostID     types.String                          `tfsdk:"host_id"`
-	BMC        *tfglue.BMCModel                      `tfsdk:"bmc"`
-	Source     types.String                          `tfsdk:"source"`
+	bmcHostModel
 	Attributes map[string]firmwareSchemaSettingModel `tfsdk:"attributes"`
 }
 
@@ -41,10 +40,6 @@ type firmwareSchemaSettingModel struct {
 	Value           types.String `tfsdk:"value"`
 }
 
-func (d *firmwareSchemaDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_firmware_schema"
-}
-
 func (d *firmwareSchemaDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "A host's BIOS attribute registry, as Metal3's FirmwareSchema: which BIOS settings exist, their " +
@@ -53,59 +48,43 @@ func (d *firmwareSchemaDataSource) Schema(_ context.Context, _ datasource.Schema
 			"(API 1.74+) when the node's BIOS interface fills the registry (`redfish` does, `fake` does not), else from " +
 			"the BMC's Redfish AttributeRegistry when `bmc` is given, else none (`source = \"none\"`: the settings Ironic " +
 			"caches, without types). Settings whose name contains `Password` are left out, as Metal3 leaves them out.",
-		Attributes: map[string]schema.Attribute{
-			"id":      computedString("The Ironic node UUID."),
-			"host_id": hostIDAttribute(),
-			"bmc":     bmcCredentialsAttribute("has no BIOS attribute registry for the node"),
-			"source": computedString("Where the registry came from: `ironic` (`/bios?detail=True`), `redfish` (the BMC's " +
-				"AttributeRegistry) or `none` (no registry: `type` and the limits are empty)."),
-			"attributes": schema.MapNestedAttribute{
-				Computed:    true,
-				Description: "The BIOS attributes by name.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"type": computedString("`Enumeration`, `String`, `Integer` or `Boolean`; empty when no registry is known."),
-					"allowable_values": schema.ListAttribute{
-						Computed: true, ElementType: types.StringType,
-						Description: "The values an `Enumeration` accepts; empty for other types.",
-					},
-					"lower_bound":    computedInt("The smallest value of an `Integer`; null when the registry gives none."),
-					"upper_bound":    computedInt("The largest value of an `Integer`; null when the registry gives none."),
-					"min_length":     computedInt("The shortest value of a `String`; null when the registry gives none."),
-					"max_length":     computedInt("The longest value of a `String`; null when the registry gives none."),
-					"read_only":      computedBool("Whether the attribute cannot be set."),
-					"reset_required": computedBool("Whether a change takes effect only after the host reboots."),
-					"value":          computedString("The current value (Ironic's cached one when it has it, else the BMC's)."),
-				}},
-			},
-		},
+		Attributes: bmcHostAttributes("has no BIOS attribute registry for the node",
+			"Where the registry came from: `ironic` (`/bios?detail=True`), `redfish` (the BMC's AttributeRegistry) or "+
+				"`none` (no registry: `type` and the limits are empty).", map[string]schema.Attribute{
+				"attributes": schema.MapNestedAttribute{
+					Computed:    true,
+					Description: "The BIOS attributes by name.",
+					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+						"type": computedString("`Enumeration`, `String`, `Integer` or `Boolean`; empty when no registry is known."),
+						"allowable_values": schema.ListAttribute{
+							Computed: true, ElementType: types.StringType,
+							Description: "The values an `Enumeration` accepts; empty for other types.",
+						},
+						"lower_bound":    computedInt("The smallest value of an `Integer`; null when the registry gives none."),
+						"upper_bound":    computedInt("The largest value of an `Integer`; null when the registry gives none."),
+						"min_length":     computedInt("The shortest value of a `String`; null when the registry gives none."),
+						"max_length":     computedInt("The longest value of a `String`; null when the registry gives none."),
+						"read_only":      computedBool("Whether the attribute cannot be set."),
+						"reset_required": computedBool("Whether a change takes effect only after the host reboots."),
+						"value":          computedString("The current value (Ironic's cached one when it has it, else the BMC's)."),
+					}},
+				},
+			}),
 	}
 }
 
 func (d *firmwareSchemaDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m firmwareSchemaDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if d.clients == nil || d.clients.Firmware == nil {
-		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware catalog configured")
-		return
-	}
-	redfish := m.BMC.Access(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	key := m.HostID.ValueString()
-	host, ok := hostByID(ctx, d.clients.Catalog, key, &resp.Diagnostics)
+	host, redfish, ok := d.readBMCHost(ctx, req.Config, &m, &resp.Diagnostics)
 	if !ok {
 		return
 	}
+	key := m.HostID.ValueString()
 	b, err := d.clients.Firmware.BIOS(ctx, host.ID, redfish)
 	if err != nil {
 		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading the BIOS attribute registry of host "+key, err)
 		return
 	}
-	m.ID = types.StringValue(host.ID)
 	m.Source = types.StringValue(b.SchemaSource)
 	m.Attributes = firmwareSchemaSettings(b)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

@@ -155,15 +155,11 @@ func summaryOf(h lifecycle.HostSummary) hostSummaryModel {
 // ---- baremetal_host ----
 
 // NewHost returns the baremetal_host data source.
-func NewHost() datasource.DataSource { return &hostDataSource{} }
+func NewHost() datasource.DataSource { return &hostDataSource{base{typeName: "_host"}} }
 
 type hostDataSource struct{ base }
 
 var _ datasource.DataSourceWithConfigValidators = (*hostDataSource)(nil)
-
-func (d *hostDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host"
-}
 
 func (d *hostDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
@@ -200,7 +196,7 @@ func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 // ---- baremetal_hosts ----
 
 // NewHosts returns the baremetal_hosts data source.
-func NewHosts() datasource.DataSource { return &hostsDataSource{} }
+func NewHosts() datasource.DataSource { return &hostsDataSource{base{typeName: "_hosts"}} }
 
 type hostsDataSource struct{ base }
 
@@ -213,10 +209,6 @@ type hostsModel struct {
 	Hosts []hostSummaryModel `tfsdk:"hosts"`
 	IDs   types.List         `tfsdk:"ids"`
 	Names types.List         `tfsdk:"names"`
-}
-
-func (d *hostsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_hosts"
 }
 
 var _ datasource.DataSourceWithValidateConfig = (*hostsDataSource)(nil)

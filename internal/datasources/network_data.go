@@ -27,7 +27,9 @@ import (
 )
 
 // NewNetworkData returns the baremetal_network_data data source.
-func NewNetworkData() datasource.DataSource { return &networkDataSource{} }
+func NewNetworkData() datasource.DataSource {
+	return &networkDataSource{base{typeName: "_network_data"}}
+}
 
 type networkDataSource struct{ base }
 
@@ -118,10 +120,6 @@ type routeModel struct {
 
 type servicesModel struct {
 	DNS types.List `tfsdk:"dns"`
-}
-
-func (d *networkDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_network_data"
 }
 
 func optString(desc string) schema.StringAttribute {

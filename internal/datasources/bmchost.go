@@ -1,0 +1,68 @@
+package datasources
+
+// The data sources that read one host through Ironic and fall back to its
+// BMC over Redfish when Ironic lacks what they read (baremetal_firmware,
+// baremetal_firmware_schema): their shared id, host_id, bmc and source
+// attributes, and the one lookup of the host and its BMC access.
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+)
+
+// bmcHostModel is the part of their models these data sources share.
+type bmcHostModel struct {
+	ID     types.String     `tfsdk:"id"`
+	HostID types.String     `tfsdk:"host_id"`
+	BMC    *tfglue.BMCModel `tfsdk:"bmc"`
+	Source types.String     `tfsdk:"source"`
+}
+
+func (m *bmcHostModel) bmcHost() *bmcHostModel { return m }
+
+// bmcHostAttributes is the schema of such a data source: id, host_id, bmc
+// (used only when Ironic <usedWhen>), source (described by sourceDesc) and
+// the data source's own attributes.
+func bmcHostAttributes(usedWhen, sourceDesc string, own map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"id":      computedString("The Ironic node UUID."),
+		"host_id": hostIDAttribute(),
+		"bmc":     bmcCredentialsAttribute(usedWhen),
+		"source":  computedString(sourceDesc),
+	}
+	for name, a := range own {
+		attrs[name] = a
+	}
+	return attrs
+}
+
+// readBMCHost reads the configuration into m (a model that embeds
+// bmcHostModel), checks that the provider has a firmware catalog, and
+// returns the host host_id names (m.ID set to its node UUID) and the BMC
+// access the bmc block gives (nil without one); false after an error.
+func (b *base) readBMCHost(ctx context.Context, cfg tfsdk.Config, m interface{ bmcHost() *bmcHostModel },
+	diags *diag.Diagnostics) (lifecycle.HostSummary, *lifecycle.BMCAccess, bool) {
+	var host lifecycle.HostSummary
+	if diags.Append(cfg.Get(ctx, m)...); diags.HasError() {
+		return host, nil, false
+	}
+	if b.clients == nil || b.clients.Firmware == nil {
+		diags.AddError("Provider not configured", "the provider has no Ironic firmware catalog configured")
+		return host, nil, false
+	}
+	bm := m.bmcHost()
+	redfish := bm.BMC.Access(diags)
+	if diags.HasError() {
+		return host, nil, false
+	}
+	host, ok := hostByID(ctx, b.clients.Catalog, bm.HostID.ValueString(), diags)
+	bm.ID = types.StringValue(host.ID)
+	return host, redfish, ok
+}

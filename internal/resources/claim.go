@@ -115,11 +115,7 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"Detached hosts (`baremetal_host` `detached = true`) are never claimed, and destroying a claim whose host was " +
 			"detached since only forgets the claim: its allocation stays with the node, which is handed on as it is.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The Ironic allocation UUID (same as `allocation_id`).",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"id": keptString("The Ironic allocation UUID (same as `allocation_id`)."),
 			"name": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Description: "The allocation's name in Ironic (unique there). Set it to make a retried create find its own " +
@@ -160,18 +156,9 @@ func (r *claimResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),
 
-			"host_id": schema.StringAttribute{
-				Computed: true, Description: "The claimed host's Ironic node UUID.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"host_name": schema.StringAttribute{
-				Computed: true, Description: "The claimed host's name.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"allocation_id": schema.StringAttribute{
-				Computed: true, Description: "The Ironic allocation UUID that holds the host.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"host_id":       keptString("The claimed host's Ironic node UUID."),
+			"host_name":     keptString("The claimed host's name."),
+			"allocation_id": keptString("The Ironic allocation UUID that holds the host."),
 		},
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -66,25 +64,16 @@ func (r *dataImageResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"out of band shows as `url` changed, and the next apply inserts it again. A detached host (`baremetal_host." +
 			"detached`) is refused on create and forgotten on destroy.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed: true, Description: "The Ironic node UUID.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"host_id": schema.StringAttribute{
-				Required: true, Description: "The host: Ironic node UUID or name. Changing it replaces the resource.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
+			"id":      keptString("The Ironic node UUID."),
+			"host_id": replacingString("The host: Ironic node UUID or name. Changing it replaces the resource."),
 			"url": schema.StringAttribute{
 				Required: true,
 				Description: "The ISO's URL, http or https (the BMC fetches it itself). After a refresh, what the device holds " +
 					"(empty when ejected). Changing it inserts the new image in place of the old one.",
 				Validators: checkString("an http or https URL", validateImageURL),
 			},
-			"bmc": bmcAttr,
-			"device": schema.StringAttribute{
-				Computed: true, Description: "The Redfish Id of the BMC's virtual media device that holds the image (`Cd`, `CD1`, ...).",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"bmc":    bmcAttr,
+			"device": keptString("The Redfish Id of the BMC's virtual media device that holds the image (`Cd`, `CD1`, ...)."),
 		},
 	}
 }

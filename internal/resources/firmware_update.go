@@ -12,16 +12,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewFirmwareUpdate returns the baremetal_firmware_update resource.
@@ -73,14 +70,8 @@ func (r *firmwareUpdateResource) Metadata(_ context.Context, req resource.Metada
 	resp.TypeName = req.ProviderTypeName + "_firmware_update"
 }
 
-func checkString(desc string, f func(string) error) []validator.String {
-	return []validator.String{validators.New(desc, f)}
-}
-
 func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	computed := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{Computed: true, Description: desc}
-	}
+	computed := computedString
 	resp.Schema = schema.Schema{
 		// The state 0.1.0 writes. A change that such states no longer decode
 		// into bumps it, with an upgrader (see internal/provider's
@@ -137,12 +128,8 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 				"21.4 at API 1.82: Ironic masks the BMC password, so it is needed again here).",
 				"BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`ipmi://` and "+
 					"`libvirt://` are refused at validate)."),
-			"method": schema.StringAttribute{
-				Computed: true,
-				Description: "How the updates ran: `ironic` (Ironic's `firmware.update` step) or `redfish` (the BMC's " +
-					"UpdateService).",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"method": keptString("How the updates ran: `ironic` (Ironic's `firmware.update` step) or `redfish` (the BMC's " +
+				"UpdateService)."),
 			"results": schema.ListNestedAttribute{
 				Computed:      true,
 				Description:   "One entry per update, in order: what was updated and its versions before and after.",
@@ -155,12 +142,7 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 					"message":          computed("The BMC task's last message (BMC path)."),
 				}},
 			},
-			"versions": schema.MapAttribute{
-				Computed:      true,
-				ElementType:   types.StringType,
-				Description:   "Component (as given) to the version installed after the updates.",
-				PlanModifiers: []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
-			},
+			"versions": keptMap("Component (as given) to the version installed after the updates.", types.StringType),
 			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true}),
 		},
 	}

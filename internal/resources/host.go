@@ -45,10 +45,6 @@ func (r *hostResource) Metadata(_ context.Context, req resource.MetadataRequest,
 	resp.TypeName = req.ProviderTypeName + "_host"
 }
 
-func computedString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{Computed: true, Description: desc}
-}
-
 func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		// The state 0.1.0 writes. A change that such states no longer decode
@@ -59,11 +55,7 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"registering, inspecting, preparing, then `available` (or `externally provisioned`), powered per `online`. " +
 			"Destroy follows the operator's delete rules (powering off before delete, then deleting), with forward progress.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The Ironic node UUID.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"id": keptString("The Ironic node UUID."),
 			"name": schema.StringAttribute{
 				Required:      true,
 				Description:   "The host's name, also the Ironic node name: letters, digits and `-._~`, not a UUID. Changing it replaces the host.",

@@ -11,11 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -48,13 +43,6 @@ func (r *ipClaimResource) Metadata(_ context.Context, req resource.MetadataReque
 	resp.TypeName = req.ProviderTypeName + "_ip_claim"
 }
 
-func keptString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{
-		Computed: true, Description: desc,
-		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-	}
-}
-
 func (r *ipClaimResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "One address of a `baremetal_ip_pool` held for one owner key, as Metal3's IPClaim and IPAddress. The " +
@@ -67,32 +55,18 @@ func (r *ipClaimResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			" Import with `<pool>/<owner>`.",
 		Attributes: map[string]schema.Attribute{
 			"id": keptString("The UUID of the Ironic deploy template that records the address."),
-			"pool": schema.StringAttribute{
-				Required: true,
-				Description: "The name of the pool (`baremetal_ip_pool.name`, of this or another workspace). Changing it " +
-					"releases the address and claims one from the new pool.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{validators.New("a pool name", lifecycle.CheckPoolName)},
-			},
-			"owner": schema.StringAttribute{
-				Required: true,
-				Description: "Who holds the address: any string, unique in the pool, such as a host's id or a module's map " +
-					"key (`\"${var.cluster}/${each.key}\"`). A claim interrupted mid-apply finds its address again by it. " +
-					"Changing it releases the address and claims again.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{stringvalidator.LengthBetween(1, 255)},
-			},
-			"address": keptString("The address held, e.g. `10.0.0.5` (IPv6 in its canonical form)."),
-			"prefix": schema.Int64Attribute{
-				Computed: true, Description: "The pool's prefix length.",
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"gateway": keptString("The pool's gateway (null when it has none)."),
-			"dns_servers": schema.ListAttribute{
-				Computed: true, ElementType: types.StringType, Description: "The pool's DNS servers.",
-				PlanModifiers: []planmodifier.List{listplanmodifier.UseStateForUnknown()},
-			},
-			"cidr": keptString("The address with the prefix length, e.g. `10.0.0.5/24`."),
+			"pool": replacingString("The name of the pool (`baremetal_ip_pool.name`, of this or another workspace). "+
+				"Changing it releases the address and claims one from the new pool.",
+				validators.New("a pool name", lifecycle.CheckPoolName)),
+			"owner": replacingString("Who holds the address: any string, unique in the pool, such as a host's id or a "+
+				"module's map key (`\"${var.cluster}/${each.key}\"`). A claim interrupted mid-apply finds its address again "+
+				"by it. Changing it releases the address and claims again.",
+				stringvalidator.LengthBetween(1, 255)),
+			"address":     keptString("The address held, e.g. `10.0.0.5` (IPv6 in its canonical form)."),
+			"prefix":      keptInt64("The pool's prefix length."),
+			"gateway":     keptString("The pool's gateway (null when it has none)."),
+			"dns_servers": keptList("The pool's DNS servers.", types.StringType),
+			"cidr":        keptString("The address with the prefix length, e.g. `10.0.0.5/24`."),
 		},
 	}
 }

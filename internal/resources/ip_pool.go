@@ -13,8 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -88,17 +86,10 @@ func (r *ipPoolResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"is refused at plan, naming the owner; destroying a pool that still has addresses allocated is refused. " +
 			ipStorageDoc + " Import with the pool's name.",
 		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				Computed: true, Description: "The pool's name.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"name": schema.StringAttribute{
-				Required: true,
-				Description: "The pool's name, unique in the Ironic: 1 to 63 lower-case letters, digits and dashes (a DNS " +
-					"label). Claims name the pool by it, also from other workspaces. Changing it replaces the pool.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{validators.New("a pool name", lifecycle.CheckPoolName)},
-			},
+			"id": keptString("The pool's name."),
+			"name": replacingString("The pool's name, unique in the Ironic: 1 to 63 lower-case letters, digits and dashes "+
+				"(a DNS label). Claims name the pool by it, also from other workspaces. Changing it replaces the pool.",
+				validators.New("a pool name", lifecycle.CheckPoolName)),
 			"ranges": schema.ListNestedAttribute{
 				Required: true,
 				Description: "The addresses the pool hands out, in one or more ranges of one family, inside the network " +

@@ -9,20 +9,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // All lists the provider's resources.
@@ -98,63 +91,6 @@ func timeString(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-// timeoutsAttribute is the timeouts block with a description.
-func timeoutsAttribute(ctx context.Context, opts timeouts.Opts) schema.Attribute {
-	a := timeouts.Attributes(ctx, opts).(schema.SingleNestedAttribute) //nolint:forcetypeassert // what the timeouts module returns; ValidateImplementation tests run it
-	a.Description = "How long Terraform waits for each operation, as durations greater than zero such as `45m`. " +
-		"Waits past these end with an error that names the host, its state and what it was waiting for."
-	for name, inner := range a.Attributes {
-		if sa, ok := inner.(schema.StringAttribute); ok {
-			sa.Validators = append(sa.Validators, validators.PositiveDuration())
-			a.Attributes[name] = sa
-		}
-	}
-	return a
-}
-
-// nodeIDAttribute is the id of a resource that acts on one host: the
-// host's node UUID, kept across plans.
-func nodeIDAttribute() schema.StringAttribute {
-	return schema.StringAttribute{
-		Computed:      true,
-		Description:   "The host's Ironic node UUID.",
-		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-	}
-}
-
-// hostIDAttribute is the host_id of a resource that acts on one host:
-// required, never empty, and changing it replaces the resource.
-func hostIDAttribute(desc string) schema.StringAttribute {
-	return schema.StringAttribute{
-		Required:      true,
-		Description:   desc,
-		PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-		Validators:    []validator.String{stringvalidator.LengthAtLeast(1)},
-	}
-}
-
-// redfishBMCAttribute is the optional bmc block (tfglue.BMCModel) of the
-// resources that reach the host's BMC over Redfish themselves; desc says
-// what for, addressDesc which addresses it takes.
-func redfishBMCAttribute(desc, addressDesc string) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		Optional:    true,
-		Description: desc,
-		Attributes: map[string]schema.Attribute{
-			"address": schema.StringAttribute{
-				Required:    true,
-				Description: addressDesc,
-				Validators:  []validator.String{validators.RedfishBMCAddress()},
-			},
-			"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
-			"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
-			"disable_certificate_verification": schema.BoolAttribute{
-				Optional: true, Description: "Skip TLS certificate verification of the BMC.",
-			},
-		},
-	}
 }
 
 // statusModel is a model whose computed attributes come from the host's

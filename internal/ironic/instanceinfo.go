@@ -119,7 +119,7 @@ func DesiredInstanceInfo(spec *lifecycle.HostSpec) (info map[string]any, deployI
 	}
 	img := spec.Image
 	clearImage := func() {
-		for _, k := range []string{"boot_iso", "image_source", "image_disk_format", "image_checksum", "image_os_hash_algo", "image_os_hash_value"} {
+		for _, k := range []string{"boot_iso", "image_source", "image_disk_format", "image_checksum", "image_os_hash_algo", "image_os_hash_value", "image_pull_secret"} {
 			info[k] = nil
 		}
 	}
@@ -129,6 +129,7 @@ func DesiredInstanceInfo(spec *lifecycle.HostSpec) (info map[string]any, deployI
 		clearImage()
 		if img != nil && img.URL != "" {
 			info["image_source"] = img.URL
+			setPullSecret(info, img)
 			if img.Format != "" {
 				info["image_disk_format"] = img.Format
 			}
@@ -149,6 +150,7 @@ func DesiredInstanceInfo(spec *lifecycle.HostSpec) (info map[string]any, deployI
 	case img != nil:
 		clearImage()
 		info["image_source"] = img.URL
+		setPullSecret(info, img)
 		if img.Format != "" {
 			info["image_disk_format"] = img.Format
 		}
@@ -163,6 +165,16 @@ func DesiredInstanceInfo(spec *lifecycle.HostSpec) (info map[string]any, deployI
 		}
 	}
 	return info, deployInterface
+}
+
+// setPullSecret adds instance_info.image_pull_secret (Ironic 2025.1+), the
+// credentials Ironic's conductor uses to read an oci:// image's registry.
+// Ironic masks it ("******") when showing the node, so a deploy always
+// writes it again.
+func setPullSecret(info map[string]any, img *lifecycle.Image) {
+	if img.PullSecret != "" {
+		info["image_pull_secret"] = img.PullSecret
+	}
 }
 
 // checksumAlgo returns ("", sum) for an untyped (auto) checksum, else the

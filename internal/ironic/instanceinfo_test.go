@@ -160,3 +160,31 @@ func TestBootModeOf(t *testing.T) {
 		t.Errorf("no capabilities: %q", got)
 	}
 }
+
+// An oci:// image's pull secret goes to instance_info.image_pull_secret;
+// Ironic shows it masked, so it is written again on every deploy and never
+// read back; an image without one removes a left-over secret.
+func TestInstanceInfoPullSecret(t *testing.T) {
+	ops := func(patch nodes.UpdateOpts) map[string]nodes.UpdateOperation {
+		got := map[string]nodes.UpdateOperation{}
+		for _, op := range patch {
+			u := op.(nodes.UpdateOperation)
+			got[u.Path] = u
+		}
+		return got
+	}
+	oci := &lifecycle.HostSpec{Image: &lifecycle.Image{URL: "oci://reg.example/demo/disk:1", PullSecret: "cm9ib3Q6cHc="}}
+	masked := &nodes.Node{DeployInterface: "direct", InstanceInfo: map[string]any{
+		"image_source": "oci://reg.example/demo/disk:1", "image_pull_secret": "******", "capabilities": map[string]any{}}}
+	op, ok := ops(instanceInfoPatch(masked, oci))["/instance_info/image_pull_secret"]
+	if !ok || op.Op != nodes.AddOp || op.Value != "cm9ib3Q6cHc=" {
+		t.Fatalf("pull secret op %+v (present %v), want add of the secret", op, ok)
+	}
+	if img := deployedImage(masked.InstanceInfo); img == nil || img.PullSecret != "" {
+		t.Errorf("deployedImage read a secret back: %+v", img)
+	}
+	plain := &lifecycle.HostSpec{Image: &lifecycle.Image{URL: "http://i/a", Checksum: "c"}}
+	if op := ops(instanceInfoPatch(masked, plain))["/instance_info/image_pull_secret"]; op.Op != nodes.RemoveOp {
+		t.Errorf("an image without a secret left the old one: %+v", op)
+	}
+}

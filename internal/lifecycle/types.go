@@ -120,6 +120,11 @@ type Image struct {
 	Checksum     string
 	ChecksumType string // "", auto, md5, sha256, sha512
 	Format       string // raw, qcow2, vdi, vmdk, live-iso
+	// PullSecret is BMO's ociAuthSecretName as Ironic takes it
+	// (instance_info.image_pull_secret): the registry's Docker config
+	// `auth` value. Write-only: sent with the deploy, never read back,
+	// logged or kept.
+	PullSecret string
 }
 
 // IsLiveISO reports whether the image boots as a live ISO (ramdisk deploy).

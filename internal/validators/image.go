@@ -26,7 +26,10 @@ var checksumHexLen = map[string]int{"md5": 32, "sha256": 64, "sha512": 128}
 // attributes whose value is not known yet (their checks are skipped).
 type ImageSpec struct {
 	URL, Checksum, ChecksumType, Format string
-	Unknown                             map[string]bool
+	// PullSecret is pull_secret_wo; PullSecretVersion pull_secret_wo_version
+	// ("" when null).
+	PullSecret, PullSecretVersion string
+	Unknown                       map[string]bool
 }
 
 // ImageProblem is one violation of the checksum rules, at an attribute of
@@ -85,7 +88,7 @@ func CheckImage(img ImageSpec) []ImageProblem {
 		if known("checksum") && known("checksum_type") && img.Checksum != "" {
 			out = append(out, checkDigest(img)...)
 		}
-		return out
+		return append(out, checkPullSecret(img, oci)...)
 	}
 	switch {
 	case oci:
@@ -102,6 +105,35 @@ func CheckImage(img ImageSpec) []ImageProblem {
 		if known("checksum_type") {
 			out = append(out, checkDigest(img)...)
 		}
+	}
+	return append(out, checkPullSecret(img, oci)...)
+}
+
+// checkPullSecret: pull_secret_wo needs its version (and the other way
+// round), an oci:// URL, and the shape PullSecretForIronic reads. The
+// problems never quote the secret.
+func checkPullSecret(img ImageSpec, oci bool) []ImageProblem {
+	known := func(a string) bool { return !img.Unknown[a] }
+	var out []ImageProblem
+	hasSecret := img.PullSecret != "" || img.Unknown["pull_secret_wo"]
+	hasVersion := img.PullSecretVersion != "" || img.Unknown["pull_secret_wo_version"]
+	switch {
+	case hasSecret && !hasVersion:
+		out = append(out, ImageProblem{Attribute: "pull_secret_wo_version", Summary: "Missing pull_secret_wo_version",
+			Detail: "pull_secret_wo needs pull_secret_wo_version, which tells the provider when to send it again (changing it replaces the deployment)."})
+	case hasVersion && !hasSecret:
+		out = append(out, ImageProblem{Attribute: "pull_secret_wo", Summary: "Missing pull_secret_wo",
+			Detail: "pull_secret_wo_version is set without pull_secret_wo (a write-only attribute needs Terraform 1.11 or later)."})
+	}
+	if img.PullSecret == "" || !known("pull_secret_wo") || !known("url") {
+		return out
+	}
+	if !oci {
+		return append(out, ImageProblem{Attribute: "pull_secret_wo", Summary: "Pull secret without an OCI image",
+			Detail: fmt.Sprintf("a pull secret is only used to pull oci:// images from a registry; the image URL is %q. Remove pull_secret_wo or use an oci:// URL.", img.URL)})
+	}
+	if _, err := PullSecretForIronic(OCIHost(img.URL), img.PullSecret); err != nil {
+		out = append(out, ImageProblem{Attribute: "pull_secret_wo", Summary: "Invalid image pull secret", Detail: err.Error() + "."})
 	}
 	return out
 }
@@ -207,6 +239,7 @@ func ImageSpecFromAttributes(attrs map[string]attr.Value) ImageSpec {
 	img := ImageSpec{Unknown: map[string]bool{}}
 	for name, dst := range map[string]*string{
 		"url": &img.URL, "checksum": &img.Checksum, "checksum_type": &img.ChecksumType, "format": &img.Format,
+		"pull_secret_wo": &img.PullSecret, "pull_secret_wo_version": &img.PullSecretVersion,
 	} {
 		v, ok := attrs[name]
 		if !ok {

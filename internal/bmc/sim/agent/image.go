@@ -104,13 +104,19 @@ func (a *Agent) download(b *boot, info map[string]any) (*ImageRecord, error) {
 	if err != nil {
 		return fail(err.Error())
 	}
+	if err := supplyAuthorization(req, info); err != nil {
+		return fail(err.Error())
+	}
 	resp, err := a.http.Do(req)
 	if err != nil {
 		return fail(err.Error())
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fail(fmt.Sprintf("Received status code %d from %s, expected 200.", resp.StatusCode, loc))
+		// IPA's wording, with the answer's body (a registry's 401 says why).
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fail(fmt.Sprintf("Received status code %d from %s, expected 200. Response body: %s",
+			resp.StatusCode, loc, strings.TrimSpace(string(body))))
 	}
 	h := newHash()
 	n, err := io.Copy(h, resp.Body)
@@ -129,6 +135,24 @@ func (a *Agent) download(b *boot, info map[string]any) (*ImageRecord, error) {
 	rec.Verdict = "match"
 	a.rec.event("downloaded %s (%d bytes), %s checksum matches", loc, n, algo)
 	return rec, nil
+}
+
+// supplyAuthorization sets the Authorization header Ironic 2025.1 hands
+// over for an oci:// image: image_info.image_request_authorization is
+// base64 of the header value ("Bearer <token>") the conductor obtained from
+// the registry with the node's pull secret (IPA standby.py
+// _load_supplied_authorization). The value is never logged or recorded.
+func supplyAuthorization(req *http.Request, info map[string]any) error {
+	enc := str(info, "image_request_authorization")
+	if enc == "" {
+		return nil
+	}
+	v, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return fmt.Errorf("image_request_authorization is not base64")
+	}
+	req.Header.Set("Authorization", string(v))
+	return nil
 }
 
 var hashes = map[string]func() hash.Hash{

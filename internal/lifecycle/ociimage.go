@@ -1,0 +1,80 @@
+package lifecycle
+
+// ociimage.go owns the question whether the Ironic in use can deploy an
+// oci:// image. Ironic 2025.1 (29.0) is the first release with an OCI image
+// service (image_source oci://..., instance_info.image_pull_secret); the
+// feature has no microversion of its own (instance_info is free-form), so
+// the API maximum tells the releases apart: 1.96 is 29.0's, 1.95 28.0's.
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// OCIMinMicroversion is the API maximum of Ironic 2025.1 (29.0), the first
+// release that deploys oci:// images.
+const OCIMinMicroversion = "1.96"
+
+// APIVersions reports the Ironic API's maximum microversion (the server's,
+// not the negotiated one). Implemented by internal/ironic's Catalog.
+type APIVersions interface {
+	ServerMaxMicroversion(ctx context.Context) (string, error)
+}
+
+// OCIUnsupportedError says that Ironic is too old for an oci:// image.
+type OCIUnsupportedError struct {
+	URL, ServerMax string
+}
+
+func (e *OCIUnsupportedError) Error() string {
+	scheme := "oci"
+	if u, err := url.Parse(e.URL); err == nil && u.Scheme != "" {
+		scheme = u.Scheme
+	}
+	return fmt.Sprintf("image.url %q uses the %s:// scheme, which needs Ironic 2025.1 (29.0, API microversion %s) or later "+
+		"(Ironic's OCI image service); this Ironic's maximum API microversion is %s. Upgrade Ironic, or serve the image over "+
+		"http(s):// with a checksum.", e.URL, scheme, OCIMinMicroversion, e.ServerMax)
+}
+
+// IsOCI reports whether an image URL is oci://.
+func IsOCI(imageURL string) bool {
+	u, err := url.Parse(imageURL)
+	return err == nil && strings.EqualFold(u.Scheme, "oci")
+}
+
+// CheckImageSupported returns an *OCIUnsupportedError when img is oci://
+// and Ironic's API maximum is older than OCIMinMicroversion; nil for other
+// images, and when v is nil (nothing to ask).
+func CheckImageSupported(ctx context.Context, v APIVersions, img *Image) error {
+	if img == nil || !IsOCI(img.URL) || v == nil {
+		return nil
+	}
+	max, err := v.ServerMaxMicroversion(ctx)
+	if err != nil {
+		return fmt.Errorf("reading Ironic's API version to check that it deploys oci:// images: %w", err)
+	}
+	if microversionLess(max, OCIMinMicroversion) {
+		return &OCIUnsupportedError{URL: img.URL, ServerMax: max}
+	}
+	return nil
+}
+
+// microversionLess compares "1.NN" strings; an unreadable one counts as
+// older.
+func microversionLess(a, b string) bool {
+	parse := func(s string) (int, int, bool) {
+		x, y, ok := strings.Cut(s, ".")
+		ma, err1 := strconv.Atoi(x)
+		mi, err2 := strconv.Atoi(y)
+		return ma, mi, ok && err1 == nil && err2 == nil
+	}
+	amaj, amin, aok := parse(a)
+	bmaj, bmin, _ := parse(b)
+	if !aok {
+		return true
+	}
+	return amaj < bmaj || amaj == bmaj && amin < bmin
+}

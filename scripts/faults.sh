@@ -6,8 +6,9 @@
 # IRONIC_PORT and stops it: the split topology (ironic-api and two
 # ironic-conductor processes with json-rpc on IRONIC_JSON_RPC_PORT, 8089,
 # on MariaDB), which every fault test runs on. Run it when no other rig of
-# yours serves IRONIC_PORT (scripts/test.sh runs it after the acceptance
-# tests, once their rig is stopped). Writes the fault table to
+# yours serves IRONIC_PORT or uses the json-rpc port (scripts/test.sh runs
+# it on port 6386, beside the acceptance tests' rig on 6385, which runs a
+# single Ironic process without json-rpc). Writes the fault table to
 # .tools/faults.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +16,12 @@ cd "$here"
 
 tf=$(scripts/terraform.sh)
 export IRONIC_PORT=${IRONIC_PORT:-6385}
+# Its boot HTTP server on a free port: scripts/test.sh runs this suite
+# beside the main rig, which has the default one.
+IRONIC_HTTP_PORT=${FAULTS_IRONIC_HTTP_PORT:-$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
+export IRONIC_HTTP_PORT
+# Nothing of the main rig's (when scripts/test.sh runs this beside it).
+unset BAREMETAL_INSPECTOR_URL BAREMETAL_TEST_IRONIC_LOG_DIR BAREMETAL_TEST_IRONIC_HTTP_URL
 export IRONIC_RUN_DIR=$here/.tools/run-faults
 export IRONIC_DB=mariadb IRONIC_TOPOLOGY=split
 export TF_ACC=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_FAULTS=1 BAREMETAL_ENDPOINT=http://127.0.0.1:$IRONIC_PORT

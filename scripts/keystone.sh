@@ -222,7 +222,9 @@ wss.make_server("127.0.0.1", int(os.environ["KEYSTONE_RIG_PORT"]), app, server_c
 # The keystone-auth Ironic is the rig's ironic.sh with its Keystone option,
 # on its own port and run dir.
 kironic() {
+  # Its boot HTTP server takes a free port, not the main rig's.
   IRONIC_PORT=$kironic_port IRONIC_RUN_DIR=$run/keystone-ironic IRONIC_FAKE_OPTS=${KEYSTONE_IRONIC_FAKE_OPTS:-} \
+    IRONIC_HTTP_PORT=${KEYSTONE_IRONIC_HTTP_PORT:-$(free_port)} \
     IRONIC_KEYSTONE_URL=http://127.0.0.1:$port IRONIC_KEYSTONE_PASSWORD=$ironic_password \
     "$here/scripts/ironic.sh" "$@"
 }

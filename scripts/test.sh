@@ -78,7 +78,10 @@ tf=$(scripts/terraform.sh)
 # machine into the tools cache (acctest.Terraform114 points those tests at
 # it; the rest run with $tf).
 tf114=$(scripts/terraform.sh 1.14)
-scripts/lint.sh
+# golangci-lint runs while the rigs start (both take about a minute, lint
+# mostly on the CPU, the rigs mostly waiting on Python's start-up).
+scripts/lint.sh >"$here/.tools/lint.out" 2>&1 &
+lint=$!
 # The Keystone tests' rig (a Keystone with short-lived tokens and an Ironic
 # behind it, see scripts/keystone.sh) starts beside the main Ironic. Tokens
 # live a minute: on a loaded machine Keystone and keystonemiddleware take
@@ -96,6 +99,10 @@ KEYSTONE_TOKEN_EXPIRATION=${KEYSTONE_TOKEN_EXPIRATION:-60} \
 keystone_rig=$!
 IRONIC_INSPECTOR=$inspector scripts/ironic.sh start
 wait "$keystone_rig"
+lint_rc=0
+wait "$lint" || lint_rc=$?
+cat "$here/.tools/lint.out"
+[ "$lint_rc" = 0 ] || { echo "lint failed"; exit "$lint_rc"; }
 set -a
 eval "$(scripts/keystone.sh env)"
 # BAREMETAL_ENDPOINT, and BAREMETAL_INSPECTOR_URL when inspector runs.
@@ -104,9 +111,18 @@ set +a
 export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_TF114_PATH="$tf114"
 unset TF_ACC_TERRAFORM_VERSION
 
-# The fault suite kills its rig: it runs after the others, on a rig of its
-# own (scripts/faults.sh), never beside them.
-pkgs=$(go list ./... | grep -v '/internal/faults$')
+# The fault suite kills its rig, so it has a rig of its own
+# (scripts/faults.sh) on another port, and runs beside the other tests:
+# they are mostly waiting on Ironic, not on the CPU.
+faults=
+if [ "$mode" = all ]; then
+  IRONIC_PORT=${FAULTS_IRONIC_PORT:-6386} scripts/faults.sh >"$here/.tools/faults.out" 2>&1 &
+  faults=$!
+fi
+# The longest package first: go test starts packages in the order given,
+# and the resources package alone takes most of the run; the others then
+# share the second slot (-p 2) beside it instead of delaying its start.
+pkgs=$(go list ./... | grep -v '/internal/faults$' | awk '/\/internal\/resources$/{print; next} {rest = rest $0 "\n"} END{printf "%s", rest}')
 rc=0
 if [ "$mode" = acc ]; then
   # shellcheck disable=SC2086
@@ -117,9 +133,9 @@ else
 fi
 echo "ironic requests served: $(scripts/ironic.sh requests) (keystone-auth Ironic: $(scripts/keystone.sh requests))"
 logs=("$here/.tools/test.log")
-if [ "$mode" = all ]; then
-  KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop
-  scripts/faults.sh || rc=1
+if [ -n "$faults" ]; then
+  wait "$faults" || rc=1
+  cat "$here/.tools/faults.out"
   logs+=("$here/.tools/faults.log")
 fi
 slowest "${logs[@]}"

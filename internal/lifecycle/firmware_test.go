@@ -226,12 +226,19 @@ func (f fakeServicer) Service(_ context.Context, h *Host, restart bool) (Result,
 	return r.res, r.started, r.err
 }
 
-func TestServiceFirmware(t *testing.T) {
+// servicedHost is a provisioned host registered elsewhere whose firmware
+// settings (NumLock Off) the env's provisioner applies by servicing.
+func servicedHost() (*testEnv, *Host) {
 	e := newEnv()
 	e.m.Prov = fakeServicer{e.prov}
 	h := provisionedHost("http://img/a")
 	h.Spec.RegisteredElsewhere = true
 	h.Spec.FirmwareSettings = map[string]string{"NumLock": "Off"}
+	return e, h
+}
+
+func TestServiceFirmware(t *testing.T) {
+	e, h := servicedHost()
 	e.prov.on("Service",
 		provReply{res: Result{Dirty: true, Verb: "service", ProvisionState: "active"}, started: true},
 		provReply{res: Result{Dirty: true, Verb: "service", ProvisionState: "service wait"}},
@@ -250,11 +257,7 @@ func TestServiceFirmware(t *testing.T) {
 // A failed servicing is retried with restartOnFailure, then reported as a
 // servicing error with Ironic's last_error.
 func TestServiceFirmwareFailure(t *testing.T) {
-	e := newEnv()
-	e.m.Prov = fakeServicer{e.prov}
-	h := provisionedHost("http://img/a")
-	h.Spec.RegisteredElsewhere = true
-	h.Spec.FirmwareSettings = map[string]string{"NumLock": "Off"}
+	e, h := servicedHost()
 	e.prov.always("Service", provReply{res: Result{ErrorMessage: "BIOS said no", Verb: "service", ProvisionState: "service failed"}})
 	err := e.m.ServiceFirmware(context.Background(), h, 1)
 	var he *HostError

@@ -141,11 +141,8 @@ func TestGateHandsSlotsInQueueOrder(t *testing.T) {
 // second is delayed (transition undone) and proceeds once the first has
 // left inspecting.
 func TestGateDelaysSecondHost(t *testing.T) {
-	e := newEnv()
-	e.m.Gate = NewGate(1)
+	e, a, b := gatedPair(StateRegistering)
 	ctx := context.Background()
-	a, b := newHost(StateRegistering), newHost(StateRegistering)
-	a.Spec.Name, b.Spec.Name = "a", "b"
 	b.Status.ErrorCount = 1 // undone with the refused transition
 
 	if r := e.m.Step(ctx, a); r.Kind != StepComplete || a.Status.State != StateInspecting {
@@ -333,11 +330,8 @@ func (s *signalLog) Log(ctx context.Context, msg string, fields map[string]any) 
 // and holds it while the node cleans; another host that needs one is
 // delayed (its provide is not sent) until the first one's cleaning ends.
 func TestGateAutomatedCleaning(t *testing.T) {
-	e := newEnv()
-	e.m.Gate = NewGate(1)
+	e, a, b := gatedPair(StateAvailable)
 	ctx := context.Background()
-	a, b := newHost(StateAvailable), newHost(StateAvailable)
-	a.Spec.Name, b.Spec.Name = "a", "b"
 	a.Spec.Online, b.Spec.Online = false, false
 
 	e.prov.on("Provide", busy10, busy10)
@@ -366,11 +360,8 @@ func TestGateAutomatedCleaning(t *testing.T) {
 // A host whose node finished cleaning waits for its power without a
 // capacity slot: it is not delayed behind hosts that want to clean.
 func TestGatePowerAfterCleaningNeedsNoSlot(t *testing.T) {
-	e := newEnv()
-	e.m.Gate = NewGate(1)
+	e, a, b := gatedPair(StateAvailable)
 	ctx := context.Background()
-	a, b := newHost(StateAvailable), newHost(StateAvailable)
-	a.Spec.Name, b.Spec.Name = "a", "b"
 	a.Spec.Online, b.Spec.Online = true, false
 
 	// a: cleaning done, power on asked and still on its way.
@@ -390,4 +381,14 @@ func TestGatePowerAfterCleaningNeedsNoSlot(t *testing.T) {
 	if n := len(e.prov.callsTo("PowerOn")); n != 2 {
 		t.Fatalf("%d power on calls, want 2", n)
 	}
+}
+
+// gatedPair is a test env whose machine has a gate of one slot, and two
+// hosts in state st named a and b.
+func gatedPair(st State) (e *testEnv, a, b *Host) {
+	e = newEnv()
+	e.m.Gate = NewGate(1)
+	a, b = newHost(st), newHost(st)
+	a.Spec.Name, b.Spec.Name = "a", "b"
+	return e, a, b
 }

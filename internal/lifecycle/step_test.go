@@ -58,6 +58,16 @@ func runStepCases(t *testing.T, cases []stepCase) {
 	}
 }
 
+// restarted checks a table case's first call of method: a restart
+// (restartOnFailure, or force for power), else the error msg.
+func restarted(method, msg string) func(*testing.T, *Host, StepResult, *fakeProv) {
+	return func(t *testing.T, _ *Host, _ StepResult, f *fakeProv) {
+		if !f.callsTo(method)[0].Restart {
+			t.Error(msg)
+		}
+	}
+}
+
 func withHost(st State, mod func(h *Host)) func() *Host {
 	return func() *Host {
 		h := newHost(st)
@@ -579,36 +589,23 @@ func TestAvailableChecks(t *testing.T) {
 
 func TestProvisioningRetryLimit(t *testing.T) {
 	runStepCases(t, []stepCase{
-		{name: "refused at the default limit (5)", host: withHost(StateAvailable, func(h *Host) {
-			h.Spec.Image = testImage("http://img/a")
-			h.Status.ProvisioningFailCount, h.Status.LastAttemptedImage = 5, "http://img/a"
-		}),
+		{name: "refused at the default limit (5)", host: failedOn("http://img/a", 5, 0),
 			wantKind: StepFailed, wantState: StateAvailable, wantErr: ProvisioningError, wantCalls: "Register",
 			check: func(t *testing.T, h *Host, _ StepResult, _ *fakeProv) {
 				if !strings.Contains(h.Status.ErrorMessage, "retry limit (5)") {
 					t.Errorf("message = %q", h.Status.ErrorMessage)
 				}
 			}},
-		{name: "allowed under the limit", host: withHost(StateAvailable, func(h *Host) {
-			h.Spec.Image = testImage("http://img/a")
-			h.Status.ProvisioningFailCount, h.Status.LastAttemptedImage = 4, "http://img/a"
-		}),
+		{name: "allowed under the limit", host: failedOn("http://img/a", 4, 0),
 			wantKind: StepComplete, wantState: StateProvisioning, wantCalls: "Register",
 			check: func(t *testing.T, h *Host, _ StepResult, _ *fakeProv) {
 				if h.Status.ProvisioningFailCount != 4 {
 					t.Errorf("count = %d", h.Status.ProvisioningFailCount)
 				}
 			}},
-		{name: "custom limit", host: withHost(StateAvailable, func(h *Host) {
-			h.Spec.Image = testImage("http://img/a")
-			h.Spec.MaxProvisioningRetries = 2
-			h.Status.ProvisioningFailCount, h.Status.LastAttemptedImage = 2, "http://img/a"
-		}),
+		{name: "custom limit", host: failedOn("http://img/a", 2, 2),
 			wantKind: StepFailed, wantState: StateAvailable, wantErr: ProvisioningError, wantCalls: "Register"},
-		{name: "reset when the image changes", host: withHost(StateAvailable, func(h *Host) {
-			h.Spec.Image = testImage("http://img/b")
-			h.Status.ProvisioningFailCount, h.Status.LastAttemptedImage = 5, "http://img/a"
-		}),
+		{name: "reset when the image changes", host: failedOn("http://img/b", 5, 0),
 			wantKind: StepComplete, wantState: StateProvisioning, wantCalls: "Register",
 			check: func(t *testing.T, h *Host, _ StepResult, _ *fakeProv) {
 				if h.Status.ProvisioningFailCount != 0 {
@@ -618,16 +615,18 @@ func TestProvisioningRetryLimit(t *testing.T) {
 	})
 }
 
+// failedOn is an available host to deploy image on, whose deployments of
+// http://img/a failed count times; limit is its retry limit (0: default).
+func failedOn(image string, count, limit int) func() *Host {
+	return withHost(StateAvailable, func(h *Host) {
+		h.Spec.Image = testImage(image)
+		h.Spec.MaxProvisioningRetries = limit
+		h.Status.ProvisioningFailCount, h.Status.LastAttemptedImage = count, "http://img/a"
+	})
+}
+
 // TestDeleteInitiation covers SM hostStateMachine.checkInitiateDelete.
 func TestDeleteInitiation(t *testing.T) {
-	del := func(st State, mod func(h *Host)) func() *Host {
-		return withHost(st, func(h *Host) {
-			h.Deleting = true
-			if mod != nil {
-				mod(h)
-			}
-		})
-	}
 	cases := []stepCase{}
 	for _, st := range []State{StateNone, StateUnmanaged, StateRegistering} {
 		cases = append(cases, stepCase{name: string(st) + " -> deleting", host: del(st, nil),
@@ -658,16 +657,18 @@ func TestDeleteInitiation(t *testing.T) {
 	runStepCases(t, cases)
 }
 
+// del is a host in state st that is being deleted, modified by mod.
+func del(st State, mod func(h *Host)) func() *Host {
+	return withHost(st, func(h *Host) {
+		h.Deleting = true
+		if mod != nil {
+			mod(h)
+		}
+	})
+}
+
 // TestForwardProgress covers the delete rules of SM hostStateMachine.handleDeprovisioning, handlePoweringOffBeforeDelete.
 func TestForwardProgress(t *testing.T) {
-	del := func(st State, mod func(h *Host)) func() *Host {
-		return withHost(st, func(h *Host) {
-			h.Deleting = true
-			if mod != nil {
-				mod(h)
-			}
-		})
-	}
 	errs := func(t ErrorType, n int) func(h *Host) {
 		return func(h *Host) { h.Status.ErrorType, h.Status.ErrorCount = t, n }
 	}
@@ -676,11 +677,7 @@ func TestForwardProgress(t *testing.T) {
 		{name: "deprovisioning failure 4 -> powering off before delete", host: del(StateDeprovisioning, errs(ProvisioningError, 3)),
 			script:   func(f *fakeProv) { f.on("Deprovision", failMsg("Cleaning failed")) },
 			wantKind: StepComplete, wantState: StatePoweringOffBeforeDelete, wantErr: ProvisioningError, wantCalls: "Register,Deprovision",
-			check: func(t *testing.T, _ *Host, _ StepResult, f *fakeProv) {
-				if !f.callsTo("Deprovision")[0].Restart {
-					t.Errorf("deprovision retry without restartOnFailure")
-				}
-			}},
+			check: restarted("Deprovision", "deprovision retry without restartOnFailure")},
 		{name: "deprovisioning failure 3 retries", host: del(StateDeprovisioning, errs(ProvisioningError, 2)),
 			script:   func(f *fakeProv) { f.on("Deprovision", failMsg("Cleaning failed")) },
 			wantKind: StepFailed, wantState: StateDeprovisioning, wantErr: ProvisioningError, wantCalls: "Register,Deprovision"},
@@ -690,11 +687,7 @@ func TestForwardProgress(t *testing.T) {
 		{name: "powering off failure 4 -> deleting", host: del(StatePoweringOffBeforeDelete, errs(PowerManagementError, 3)),
 			script:   func(f *fakeProv) { f.on("PowerOff", failMsg("no power")) },
 			wantKind: StepComplete, wantState: StateDeleting, wantErr: PowerManagementError, wantCalls: "Register,PowerOff",
-			check: func(t *testing.T, _ *Host, _ StepResult, f *fakeProv) {
-				if !f.callsTo("PowerOff")[0].Restart {
-					t.Errorf("power off retry without force")
-				}
-			}},
+			check: restarted("PowerOff", "power off retry without force")},
 		{name: "powering off failure 2 retries", host: del(StatePoweringOffBeforeDelete, errs(PowerManagementError, 1)),
 			script:   func(f *fakeProv) { f.on("PowerOff", failMsg("no power")) },
 			wantKind: StepFailed, wantState: StatePoweringOffBeforeDelete, wantErr: PowerManagementError, wantCalls: "Register,PowerOff"},

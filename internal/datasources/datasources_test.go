@@ -9,34 +9,11 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle/networkdata"
 )
-
-func TestSchemasValid(t *testing.T) {
-	ctx := context.Background()
-	for _, f := range All() {
-		ds := f()
-		var meta datasource.MetadataResponse
-		ds.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "baremetal"}, &meta)
-		var resp datasource.SchemaResponse
-		ds.Schema(ctx, datasource.SchemaRequest{}, &resp)
-		if resp.Diagnostics.HasError() {
-			t.Fatalf("%s: %v", meta.TypeName, resp.Diagnostics)
-		}
-		if diags := resp.Schema.ValidateImplementation(ctx); diags.HasError() {
-			t.Errorf("%s: %v", meta.TypeName, diags)
-		}
-		for name, a := range resp.Schema.Attributes {
-			if a.GetDescription() == "" {
-				t.Errorf("%s.%s has no description", meta.TypeName, name)
-			}
-		}
-	}
-}
 
 func str(s string) types.String { return types.StringValue(s) }
 

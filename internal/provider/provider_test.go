@@ -7,12 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	dschema "github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
@@ -180,21 +178,11 @@ func TestEveryAttributeIsDescribed(t *testing.T) {
 	var presp provider.SchemaResponse
 	p.Schema(ctx, provider.SchemaRequest{}, &presp)
 	checkDescribed(t, "provider", presp.Schema.Description, presp.Schema.Attributes)
-	for _, f := range p.Resources(ctx) {
-		r := f()
-		var meta resource.MetadataResponse
-		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "baremetal"}, &meta)
-		var resp resource.SchemaResponse
-		r.Schema(ctx, resource.SchemaRequest{}, &resp)
-		checkDescribed(t, meta.TypeName, resp.Schema.Description, resp.Schema.Attributes)
+	for _, s := range resourceSchemas(ctx, p) {
+		checkDescribed(t, s.name, s.resp.Schema.Description, s.resp.Schema.Attributes)
 	}
-	for _, f := range p.DataSources(ctx) {
-		d := f()
-		var meta datasource.MetadataResponse
-		d.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: "baremetal"}, &meta)
-		var resp datasource.SchemaResponse
-		d.Schema(ctx, datasource.SchemaRequest{}, &resp)
-		checkDescribed(t, "data."+meta.TypeName, resp.Schema.Description, resp.Schema.Attributes)
+	for _, s := range dataSourceSchemas(ctx, p) {
+		checkDescribed(t, "data."+s.name, s.resp.Schema.Description, s.resp.Schema.Attributes)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
@@ -38,18 +37,14 @@ func TestStateV0StillDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range p.Resources(ctx) {
-		r := f()
-		var md resource.MetadataResponse
-		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "baremetal"}, &md)
-		var sr resource.SchemaResponse
-		r.Schema(ctx, resource.SchemaRequest{}, &sr)
-		t.Run(md.TypeName, func(t *testing.T) {
+	for _, rs := range resourceSchemas(ctx, p) {
+		name, sr := rs.name, rs.resp
+		t.Run(name, func(t *testing.T) {
 			if sr.Schema.Version != 0 {
 				t.Fatalf("schema Version %d: add testdata/state/%s.v%d.json and an upgrader test, then update this test",
-					sr.Schema.Version, md.TypeName, sr.Schema.Version)
+					sr.Schema.Version, name, sr.Schema.Version)
 			}
-			file := filepath.Join("testdata", "state", md.TypeName+".v0.json")
+			file := filepath.Join("testdata", "state", name+".v0.json")
 			if *updateState {
 				b, err := json.MarshalIndent(sample(sr.Schema.Attributes), "", "  ")
 				if err != nil {
@@ -61,10 +56,10 @@ func TestStateV0StillDecodes(t *testing.T) {
 			}
 			raw, err := os.ReadFile(file)
 			if err != nil {
-				t.Fatalf("no v0 state for %s: %v (a new resource: run with -update-state once)", md.TypeName, err)
+				t.Fatalf("no v0 state for %s: %v (a new resource: run with -update-state once)", name, err)
 			}
 			resp, err := srv.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
-				TypeName: md.TypeName, Version: 0, RawState: &tfprotov6.RawState{JSON: raw},
+				TypeName: name, Version: 0, RawState: &tfprotov6.RawState{JSON: raw},
 			})
 			if err != nil {
 				t.Fatal(err)

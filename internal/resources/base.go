@@ -9,10 +9,16 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
-// base is what every resource embeds: the provider's clients, handed down
-// once by Configure, and the one way to reach them.
+// base is what every resource embeds: its type name, the provider's
+// clients, handed down once by Configure, and the one way to reach them.
 type base struct {
-	clients *lifecycle.Clients
+	typeName string // after the provider's name: "_host"
+	clients  *lifecycle.Clients
+}
+
+// Metadata names the resource: the provider's name and typeName.
+func (b *base) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + b.typeName
 }
 
 // Configure keeps the provider's clients (nil while the provider is not

@@ -31,11 +31,9 @@ import (
 )
 
 // NewHostClaim returns the baremetal_host_claim resource.
-func NewHostClaim() resource.Resource { return &claimResource{} }
+func NewHostClaim() resource.Resource { return &claimResource{base{typeName: "_host_claim"}} }
 
-type claimResource struct {
-	base
-}
+type claimResource struct{ base }
 
 var (
 	_ resource.ResourceWithImportState    = (*claimResource)(nil)
@@ -65,10 +63,6 @@ func (m *claimModel) selector(ctx context.Context) (lifecycle.Selector, diag.Dia
 		sort.Strings(sel.Candidates)
 	}
 	return sel, diags
-}
-
-func (r *claimResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host_claim"
 }
 
 const claimReplaceDesc = "Changing the selector releases the host and claims again (a claim is immutable), " +

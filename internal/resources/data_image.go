@@ -19,13 +19,11 @@ import (
 )
 
 // NewDataImage returns the baremetal_data_image resource.
-func NewDataImage() resource.Resource { return &dataImageResource{} }
+func NewDataImage() resource.Resource { return &dataImageResource{base{typeName: "_data_image"}} }
 
 // dataImageResource is BMO's DataImage: a non-bootable ISO attached to a
 // host's virtual media (lifecycle's AttachDataImage and DetachDataImage).
-type dataImageResource struct {
-	base
-}
+type dataImageResource struct{ base }
 
 var _ resource.ResourceWithModifyPlan = (*dataImageResource)(nil)
 
@@ -43,10 +41,6 @@ const dataImagePrivate = "inserted_url"
 
 // dataImageTimeout bounds one create, update or destroy.
 const dataImageTimeout = 10 * time.Minute
-
-func (r *dataImageResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_data_image"
-}
 
 func (r *dataImageResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	bmcAttr := redfishBMCAttribute("The host's BMC: the image goes in through its Redfish VirtualMedia (Ironic masks the BMC "+

@@ -25,24 +25,20 @@ import (
 )
 
 // NewFirmwareSettings returns the baremetal_firmware_settings resource.
-func NewFirmwareSettings() resource.Resource { return &firmwareSettingsResource{} }
+func NewFirmwareSettings() resource.Resource {
+	return &firmwareSettingsResource{base{typeName: "_firmware_settings"}}
+}
 
 // firmwareSettingsResource is BMO's HostFirmwareSettings: BIOS settings
 // validated against the host's schema and applied by Ironic's
 // bios.apply_configuration step, in a manual clean on an available host
 // (preparing) or a service on a provisioned one (servicing, API 1.87+).
-type firmwareSettingsResource struct {
-	base
-}
+type firmwareSettingsResource struct{ base }
 
 var (
 	_ resource.ResourceWithModifyPlan  = (*firmwareSettingsResource)(nil)
 	_ resource.ResourceWithImportState = (*firmwareSettingsResource)(nil)
 )
-
-func (r *firmwareSettingsResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_firmware_settings"
-}
 
 func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	optBool := func(desc string) schema.BoolAttribute { return schema.BoolAttribute{Optional: true, Description: desc} }

@@ -22,14 +22,14 @@ import (
 )
 
 // NewFirmwareUpdate returns the baremetal_firmware_update resource.
-func NewFirmwareUpdate() resource.Resource { return &firmwareUpdateResource{} }
+func NewFirmwareUpdate() resource.Resource {
+	return &firmwareUpdateResource{base{typeName: "_firmware_update"}}
+}
 
 // firmwareUpdateResource is BMO's HostFirmwareComponents spec.updates: a
 // one-shot update of firmware components from image URLs. Creating it
 // updates; changing it replaces it (updates again); destroying it forgets.
-type firmwareUpdateResource struct {
-	base
-}
+type firmwareUpdateResource struct{ base }
 
 var (
 	_ resource.ResourceWithModifyPlan     = (*firmwareUpdateResource)(nil)
@@ -64,10 +64,6 @@ type firmwareUpdateOutcome struct {
 var firmwareUpdateOutcomeTypes = map[string]attr.Type{
 	"component": types.StringType, "target": types.StringType, "previous_version": types.StringType,
 	"version": types.StringType, "message": types.StringType,
-}
-
-func (r *firmwareUpdateResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_firmware_update"
 }
 
 func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

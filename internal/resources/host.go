@@ -28,11 +28,9 @@ import (
 )
 
 // NewHost returns the baremetal_host resource.
-func NewHost() resource.Resource { return &hostResource{} }
+func NewHost() resource.Resource { return &hostResource{base{typeName: "_host"}} }
 
-type hostResource struct {
-	base
-}
+type hostResource struct{ base }
 
 var (
 	_ resource.ResourceWithImportState      = (*hostResource)(nil)
@@ -40,10 +38,6 @@ var (
 	_ resource.ResourceWithValidateConfig   = (*hostResource)(nil)
 	_ resource.ResourceWithModifyPlan       = (*hostResource)(nil)
 )
-
-func (r *hostResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host"
-}
 
 func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{

@@ -20,11 +20,9 @@ import (
 )
 
 // NewIPClaim returns the baremetal_ip_claim resource.
-func NewIPClaim() resource.Resource { return &ipClaimResource{} }
+func NewIPClaim() resource.Resource { return &ipClaimResource{base{typeName: "_ip_claim"}} }
 
-type ipClaimResource struct {
-	base
-}
+type ipClaimResource struct{ base }
 
 var _ resource.ResourceWithImportState = (*ipClaimResource)(nil)
 
@@ -37,10 +35,6 @@ type ipClaimModel struct {
 	Gateway    types.String `tfsdk:"gateway"`
 	DNSServers types.List   `tfsdk:"dns_servers"`
 	CIDR       types.String `tfsdk:"cidr"`
-}
-
-func (r *ipClaimResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_ip_claim"
 }
 
 func (r *ipClaimResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {

@@ -23,11 +23,9 @@ import (
 )
 
 // NewIPPool returns the baremetal_ip_pool resource.
-func NewIPPool() resource.Resource { return &ipPoolResource{} }
+func NewIPPool() resource.Resource { return &ipPoolResource{base{typeName: "_ip_pool"}} }
 
-type ipPoolResource struct {
-	base
-}
+type ipPoolResource struct{ base }
 
 var (
 	_ resource.ResourceWithImportState    = (*ipPoolResource)(nil)
@@ -64,10 +62,6 @@ const ipStorageDoc = "Pools and their addresses are kept in the Ironic the provi
 	"(Terraform killed after Ironic recorded the address) gets the same address on the next apply, never a second one. " +
 	"The templates are never applied: a deploy template only acts on a node whose deployment asks for the trait of its " +
 	"name, and their one step has priority 0, which Ironic never runs."
-
-func (r *ipPoolResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_ip_pool"
-}
 
 func ipList(desc string) schema.ListAttribute {
 	return schema.ListAttribute{

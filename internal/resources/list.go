@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/list/schema"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -37,10 +36,10 @@ func ListResources() []func() list.ListResource {
 }
 
 // NewHostList returns the baremetal_host list resource.
-func NewHostList() list.ListResource { return &hostList{} }
+func NewHostList() list.ListResource { return &hostList{base{typeName: "_host"}} }
 
 // NewDeploymentList returns the baremetal_deployment list resource.
-func NewDeploymentList() list.ListResource { return &deploymentList{} }
+func NewDeploymentList() list.ListResource { return &deploymentList{base{typeName: "_deployment"}} }
 
 type hostList struct{ base }
 
@@ -52,14 +51,6 @@ var (
 	_ list.ListResourceWithConfigure      = (*deploymentList)(nil)
 	_ list.ListResourceWithValidateConfig = (*deploymentList)(nil)
 )
-
-func (l *hostList) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_host"
-}
-
-func (l *deploymentList) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_deployment"
-}
 
 // listFilterModel is the config block of both list resources
 // (provision_state and maintenance only in baremetal_host's).

@@ -91,10 +91,12 @@ type Boot struct {
 }
 
 // inspect posts the inventory to ironic-inspector as IPA's inspector
-// extension does; inspector answers with the node's UUID while it waits for
-// this host, and 4xx otherwise.
+// extension does, with the LLDP of the NICs' wiring (lldp.go); inspector
+// answers with the node's UUID while it waits for this host, and 4xx
+// otherwise.
 func (a *Agent) inspect(ctx context.Context) error {
 	inv := a.m.Inventory()
+	a.withLLDP(&inv)
 	root := ""
 	for _, d := range inv.Disks {
 		if d.Size >= 4<<30 && (root == "" || d.Size < sizeOf(inv.Disks, root)) {

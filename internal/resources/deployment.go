@@ -45,10 +45,15 @@ var (
 
 // ModifyPlan refuses, at plan, a new deployment on a host that exists and
 // is detached (every other input replaces the deployment, so only creates
-// act on the host). Whether the host is available is judged at apply: an
-// earlier resource of the same apply may make it so.
+// act on the host), and a new oci:// image on an Ironic too old for OCI
+// images. Whether the host is available is judged at apply: an earlier
+// resource of the same apply may make it so.
 func (r *deploymentResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || !req.State.Raw.IsNull() || r.clients == nil {
+	if req.Plan.Raw.IsNull() || r.clients == nil {
+		return
+	}
+	r.checkOCIAtPlan(ctx, req, resp)
+	if !req.State.Raw.IsNull() {
 		return
 	}
 	var hostID types.String
@@ -130,6 +135,20 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Description: "`raw`, `qcow2`, `vdi`, `vmdk` or `live-iso`. Unset, Ironic detects it. `live-iso` boots " +
 							"the ISO with Ironic's ramdisk deploy instead of writing it to disk, without a config drive.",
 						Validators: []validator.String{stringvalidator.OneOf(validators.ImageFormats...)},
+					},
+					"pull_secret_wo": schema.StringAttribute{
+						Optional: true, Sensitive: true, WriteOnly: true,
+						Description: "Write-only (Terraform 1.11 and later) credentials for an `oci://` image in a private " +
+							"registry (BMO `ociAuthSecretName`): a Docker config JSON (`{\"auths\": {\"<registry>\": {\"auth\": " +
+							"\"<base64 user:password>\"}}}`, or `username` and `password` instead of `auth`; the entry of the " +
+							"image's registry is used) or `user:token`. Sent to Ironic as the deployment's `image_pull_secret` " +
+							"(Ironic 2025.1 and later), never stored in state or plan, never logged. Checked at `terraform validate`; " +
+							"only allowed with an `oci://` URL. Requires `pull_secret_wo_version`.",
+					},
+					"pull_secret_wo_version": schema.StringAttribute{
+						Optional: true,
+						Description: "Any string; set it with `pull_secret_wo`, and change it to send a new pull secret " +
+							"(which, as any change of `image`, replaces the deployment).",
 					},
 				},
 			},
@@ -279,7 +298,13 @@ func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequ
 		spec.UserData = userDataWO.ValueString()
 	}
 	resp.Diagnostics.Append(diags...)
+	resp.Diagnostics.Append(pullSecretFromConfig(ctx, req.Config, spec.Image)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	// Before anything is written to the node.
+	if err := lifecycle.CheckImageSupported(ctx, r.apiVersions(), spec.Image); err != nil {
+		ociUnsupportedDiag(&resp.Diagnostics, err)
 		return
 	}
 	h, err := r.machine().Deploy(ctx, lifecycle.DeployRequest{

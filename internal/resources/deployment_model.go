@@ -49,6 +49,10 @@ type imageModel struct {
 	Checksum     types.String `tfsdk:"checksum"`
 	ChecksumType types.String `tfsdk:"checksum_type"`
 	Format       types.String `tfsdk:"format"`
+	// PullSecretWO is always null here: it comes from the configuration
+	// only (pullSecretFromConfig).
+	PullSecretWO        types.String `tfsdk:"pull_secret_wo"`
+	PullSecretWOVersion types.String `tfsdk:"pull_secret_wo_version"`
 }
 
 // customDeployModel is BMO's spec.customDeploy.

@@ -90,6 +90,17 @@ func (s *Server) view(n *nodes.Node) nodes.Node {
 			v.DriverInfo[k] = val
 		}
 	}
+	if n.InstanceInfo != nil {
+		// Ironic masks instance_info secrets too (strutils.mask_dict_password:
+		// image_pull_secret, image_request_authorization_secret).
+		v.InstanceInfo = map[string]any{}
+		for k, val := range n.InstanceInfo {
+			if strings.Contains(k, "secret") || strings.Contains(k, "password") {
+				val = "******"
+			}
+			v.InstanceInfo[k] = val
+		}
+	}
 	return v
 }
 

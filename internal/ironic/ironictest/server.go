@@ -40,6 +40,10 @@ import (
 const (
 	DefaultMinMicroversion = "1.1"
 	DefaultMaxMicroversion = "1.82"
+	// OCIMaxMicroversion is Ironic 2025.1's (29.0) API maximum, the first
+	// release with oci:// images and instance_info.image_pull_secret; set
+	// MaxMicroversion to it to play that Ironic.
+	OCIMaxMicroversion = "1.96"
 )
 
 // Request is one request the fake served (or refused).

@@ -45,7 +45,7 @@ func TestAccDeploymentOCI_fake(t *testing.T) {
 		{name: "docker config sent", max: ironictest.OCIMaxMicroversion, url: "oci://registry.example/demo/disk:latest",
 			secret: `{"auths":{"registry.example":{"auth":"` + sentAs + `"}}}`, wantPatch: true},
 		{name: "too-old Ironic refused at plan", max: ironictest.DefaultMaxMicroversion, url: "oci://registry.example/demo/disk:latest",
-			secret: "robot:" + ociPullToken,
+			secret:  "robot:" + ociPullToken,
 			wantErr: `(?s)Ironic too old for oci:// images.*image.url\s+"oci://registry.example/demo/disk:latest" uses the\s+oci://\s+scheme,\s+which\s+needs\s+Ironic\s+2025.1\s+\(29.0, API\s+microversion\s+1.96\)\s+or\s+later.*maximum\s+API\s+microversion\s+is\s+1.82`},
 		{name: "too-old Ironic refused at apply", max: ironictest.DefaultMaxMicroversion, url: "oci://registry.example/demo/disk:latest",
 			secret: "robot:" + ociPullToken, later: true,

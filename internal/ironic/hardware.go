@@ -45,10 +45,14 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 		switch {
 		case r.Err == nil:
 			data, err := r.Extract()
+			var lldp inventoryLLDP
+			if err == nil {
+				err = r.ExtractInto(&lldp)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("node %s: reading the inventory: %w", n.UUID, err)
 			}
-			return hardwareFromInventory(data), nil
+			return hardwareFromInventory(data, lldp.neighbours(ctx, n.UUID)), nil
 		case isNotFound(r.Err) || gophercloud.ResponseCodeIs(r.Err, 406):
 			// No inventory stored (fake and redfish inspection store none).
 		default:
@@ -85,15 +89,18 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 // Inventory (BMO hardwaredetails.go)
 
 // hardwareFromInventory converts Ironic's inventory (the IPA format) and
-// plugin data as BMO's hardwaredetails.GetHardwareDetails does, with its
-// LLDP VLAN parsing fixed (BMO's type assertions never match decoded JSON)
-// and PXE also taken from plugin_data.boot_interface or the inventory's
-// boot.pxe_interface when all_interfaces says nothing.
-func hardwareFromInventory(data *nodes.InventoryData) *lifecycle.HardwareData {
+// plugin data as BMO's hardwaredetails.GetHardwareDetails does, with PXE
+// also taken from plugin_data.boot_interface or the inventory's
+// boot.pxe_interface when all_interfaces says nothing. LLDP (the switch
+// port and VLANs of each NIC) is lldp, by interface name
+// (inventoryLLDP.neighbours: the agent's raw TLVs first, where BMO only
+// reads the plugin data's parsed LLDP, with type assertions that never
+// match decoded JSON).
+func hardwareFromInventory(data *nodes.InventoryData, lldp map[string]*lifecycle.LLDPNeighbour) *lifecycle.HardwareData {
 	inv := data.Inventory
 	var pd inventory.StandardPluginData
 	if len(data.PluginData.RawMessage) > 0 {
-		// Unreadable plugin data only costs the PXE and VLAN fields.
+		// Unreadable plugin data only costs the PXE field.
 		pd, _ = data.PluginData.AsStandardData()
 	}
 	hd := &lifecycle.HardwareData{
@@ -122,8 +129,9 @@ func hardwareFromInventory(data *nodes.InventoryData) *lifecycle.HardwareData {
 	for _, intf := range inv.Interfaces {
 		pxe := pd.AllInterfaces[intf.Name].PXEEnabled || bootMACs[normalizeMAC(intf.MACAddress)]
 		var vlans []int
-		if l := pd.ParsedLLDP[intf.Name]; l != nil {
-			vlans = lldpVLANs(l)
+		neighbour := lldp[intf.Name]
+		if neighbour != nil {
+			vlans = neighbour.VLANIDs
 		}
 		nic := lifecycle.HardwareNIC{
 			Name:      intf.Name,
@@ -131,7 +139,8 @@ func hardwareFromInventory(data *nodes.InventoryData) *lifecycle.HardwareData {
 			MAC:       intf.MACAddress,
 			SpeedGbps: gbps(intf.SpeedMbps),
 			PXE:       pxe,
-			VLANIDs:   vlans,
+			VLANIDs:   slices.Clone(vlans),
+			LLDP:      neighbour,
 		}
 		// One NIC per IP family; one even when neither is set.
 		if intf.IPV4Address != "" || intf.IPV6Address == "" {

@@ -272,7 +272,7 @@ func TestHardwareInventoryPXEFromBootInterface(t *testing.T) {
 	data.Inventory.Compat()
 	data.PluginData.RawMessage = json.RawMessage(`{"boot_interface": "B4:96:91:1A:2B:3D"}`)
 	data.Inventory.Boot.PXEInterface = ""
-	hd := hardwareFromInventory(&data)
+	hd := hardwareFromInventory(&data, nil)
 	for _, n := range hd.NICs {
 		if want := n.Name == "eno2"; n.PXE != want {
 			t.Errorf("nic %s pxe = %v, want %v", n.Name, n.PXE, want)
@@ -283,7 +283,7 @@ func TestHardwareInventoryPXEFromBootInterface(t *testing.T) {
 	}
 	// No plugin data at all: nothing breaks.
 	data.PluginData.RawMessage = nil
-	if hd := hardwareFromInventory(&data); len(hd.NICs) != 4 || hd.NICs[0].PXE {
+	if hd := hardwareFromInventory(&data, nil); len(hd.NICs) != 4 || hd.NICs[0].PXE {
 		t.Errorf("nics without plugin data = %+v", hd.NICs)
 	}
 }

@@ -84,8 +84,7 @@ func portPatch(have ports.Port, want lifecycle.Port) ports.UpdateOpts {
 		}
 	}
 	if l := want.LocalLinkConnection; l != nil {
-		h := portOf(have).LocalLinkConnection
-		if h == nil || !strings.EqualFold(h.SwitchID, l.SwitchID) || h.PortID != l.PortID || h.SwitchInfo != l.SwitchInfo {
+		if !lifecycle.SameLink(portOf(have).LocalLinkConnection, l) {
 			patch = append(patch, ports.UpdateOperation{Op: ports.ReplaceOp, Path: "/local_link_connection", Value: linkMap(l)})
 		}
 	}

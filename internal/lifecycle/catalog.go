@@ -96,6 +96,9 @@ type HardwareNIC struct {
 	SpeedGbps *int // nil when unknown
 	PXE       bool
 	VLANIDs   []int
+	// LLDP is the switch port the last inspection heard on the NIC; nil
+	// when none was heard or the source has no LLDP.
+	LLDP *LLDPNeighbour
 }
 
 // Storage is one disk.

@@ -14,6 +14,9 @@ type Port struct {
 	PXEEnabled          *bool
 	PhysicalNetwork     *string
 	LocalLinkConnection *LocalLink
+	// LocalLinkFromLLDP takes LocalLinkConnection from the LLDP the last
+	// inspection heard on the NIC (ResolveLLDPPorts fills it in).
+	LocalLinkFromLLDP bool
 }
 
 // LocalLink is a port's local_link_connection: the switch port the NIC is
@@ -22,6 +25,16 @@ type LocalLink struct {
 	SwitchID   string
 	PortID     string
 	SwitchInfo string
+}
+
+// SameLink says whether two local_link_connections name the same switch
+// port (switch ids compare without case, as Ironic stores them in lower
+// case); two nils are the same.
+func SameLink(a, b *LocalLink) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return strings.EqualFold(a.SwitchID, b.SwitchID) && a.PortID == b.PortID && a.SwitchInfo == b.SwitchInfo
 }
 
 // PortManager is the part of a Provisioner that handles ports; the Ironic
@@ -64,13 +77,19 @@ func DesiredPorts(h *Host, configured []Port) ([]Port, error) {
 	return out, nil
 }
 
-// SyncPorts makes the host's Ironic ports what DesiredPorts says, waiting
-// while Ironic works (a port change can need the node's maintenance
-// mode for a moment). Failures come back as a *HostError.
+// SyncPorts makes the host's Ironic ports what DesiredPorts says (a port
+// taking its local_link_connection from LLDP gets the one the last
+// inspection heard: ResolveLLDPPorts), waiting while Ironic works (a port
+// change can need the node's maintenance mode for a moment). Failures
+// come back as a *HostError.
 func (m *Machine) SyncPorts(ctx context.Context, h *Host, configured []Port) error {
 	pm, ok := m.Prov.(PortManager)
 	if !ok {
 		return nil
+	}
+	configured, err := m.resolveLLDPPorts(ctx, h, configured)
+	if err != nil {
+		return m.hostError(h, StepResult{}, err)
 	}
 	want, err := DesiredPorts(h, configured)
 	if err != nil {

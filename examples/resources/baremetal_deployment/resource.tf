@@ -26,3 +26,24 @@ resource "baremetal_deployment" "worker" {
 output "provider_id" {
   value = baremetal_deployment.worker.provider_id
 }
+
+# An image from a private OCI registry (Ironic 2025.1 or later), with a
+# write-only pull secret: it is sent to Ironic for this deployment and never
+# kept in the state or shown in the plan. Change pull_secret_wo_version to
+# send a new secret (which redeploys the host).
+variable "registry_pull_secret" {
+  description = "Docker config JSON for registry.example.com, or user:token"
+  type        = string
+  sensitive   = true
+  ephemeral   = true
+}
+
+resource "baremetal_deployment" "edge" {
+  host_id = baremetal_host_claim.edge.host_id
+
+  image = {
+    url                    = "oci://registry.example.com/os/ubuntu:24.04"
+    pull_secret_wo         = var.registry_pull_secret
+    pull_secret_wo_version = "2026-12"
+  }
+}

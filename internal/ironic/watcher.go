@@ -32,7 +32,7 @@ var watchFields = []string{
 var readFields = []string{
 	"name", "driver", "fault", "inspection_finished_at", "properties", "instance_info",
 	"instance_uuid", "automated_clean", "extra", "resource_class", "conductor_group",
-	"traits", "reservation", "maintenance_reason",
+	"traits", "reservation", "maintenance_reason", "driver_info",
 	"bios_interface", "boot_interface", "console_interface", "deploy_interface",
 	"inspect_interface", "management_interface", "network_interface", "power_interface",
 	"raid_interface", "rescue_interface", "storage_interface", "vendor_interface",
@@ -41,6 +41,9 @@ var readFields = []string{
 // listFields is what the watcher asks for at microversion mv.
 func listFields(mv string) []string {
 	f := append(append([]string{}, watchFields...), readFields...)
+	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", MicroversionNetworkData)) >= 0 {
+		f = append(f, "network_data") // the boot settings read back (boot.go)
+	}
 	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionShard)) >= 0 {
 		f = append(f, "shard")
 	}
@@ -337,7 +340,7 @@ func (w *Watcher) WroteAll() {
 // Node returns the node with the uuid or name ident as a list that started
 // at or after notBefore, and after this provider's last write to the node,
 // shows it; nil when that list has no such node. The node carries the
-// fields the provisioner reads (readFields), not updated_at or driver_info.
+// fields the provisioner reads (readFields), not updated_at.
 func (w *Watcher) Node(ctx context.Context, ident string, notBefore time.Time) (*nodes.Node, error) {
 	if notBefore.Before(w.born) {
 		notBefore = w.born

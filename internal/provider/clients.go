@@ -21,6 +21,8 @@ type settings struct {
 	APIWaitTimeout                              time.Duration
 	MaxConcurrent                               int
 	StallTimeout                                time.Duration
+	// DeployImages are the default deploy images per architecture.
+	DeployImages lifecycle.DefaultDeployImages
 }
 
 type keystoneSettings struct {
@@ -68,7 +70,8 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	// The provider keeps no inspection details in a host's state (the
 	// baremetal_hardware data source reads them when asked): no GET of
 	// every inventory at the end of an inspection.
-	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil), ironic.WithoutInspectionDetails())
+	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil), ironic.WithoutInspectionDetails(),
+		ironic.WithDeployImages(s.DeployImages))
 	cat := ironic.NewCatalog(conn.Client, ironic.WithWatcher(w))
 	return &lifecycle.Clients{
 		Machine: &lifecycle.Machine{

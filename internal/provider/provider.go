@@ -70,6 +70,7 @@ type providerModel struct {
 	APIWaitTimeout            types.String   `tfsdk:"api_wait_timeout"`
 	MaxConcurrentProvisioning types.Int64    `tfsdk:"max_concurrent_provisioning"`
 	StallTimeout              types.String   `tfsdk:"stall_timeout"`
+	DeployImages              types.Map      `tfsdk:"deploy_images"`
 
 	// keystoneUnknown: the keystone block is not known yet (terraform
 	// validate); its checks are skipped.
@@ -178,6 +179,7 @@ func (p *baremetalProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"which wait for an agent, never count. A Go duration; default `3m`; `0s` turns the check off." + envDoc("BAREMETAL_STALL_TIMEOUT"),
 				Validators: []validator.String{validators.Duration()},
 			},
+			"deploy_images": deployImagesAttribute(),
 			"max_concurrent_provisioning": schema.Int64Attribute{
 				Optional: true,
 				Description: "The capacity gate (the Bare Metal Operator's provisioning limit): how many hosts of this provider may be inspecting, " +
@@ -211,6 +213,8 @@ func (p *baremetalProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 	cfg, diags := m.settings()
+	resp.Diagnostics.Append(diags...)
+	cfg.DeployImages, diags = deployImages(ctx, m.DeployImages)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return

@@ -1,6 +1,7 @@
 package resources_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -8,8 +9,12 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
 )
 
@@ -194,4 +199,219 @@ func TestAccHostBoot_aarch64WithoutDeployImage(t *testing.T) {
 		t.Fatalf("agent: %d lookups, deploy kernel arch %q, boot refused %q (%v)", r.Lookups, r.DeployKernelArch, r.BootRefused, err)
 	}
 	t.Logf("agent of %s: %s", name, r.BootRefused)
+}
+
+// bootDeployment is a baremetal_deployment of the test image on the host,
+// with extra arguments.
+func bootDeployment(img acctest.Image, extra string) string {
+	return fmt.Sprintf(`
+resource "baremetal_deployment" "test" {
+  host_id = baremetal_host.test.id
+  image = {
+    url           = %q
+    checksum      = %q
+    checksum_type = "sha256"
+    format        = "qcow2"
+  }
+  provisioning_retries = 0
+%s
+}
+`, img.URL, img.SHA256, extra)
+}
+
+// configDriveAddress checks that the agent's config drive held network
+// data whose first network has the address ip on the NIC with mac.
+func configDriveAddress(srv *sim.Server, mac, ip string) resource.TestCheckFunc {
+	return agentRecord(srv, "sys-0", func(r agent.Record) error {
+		if r.ConfigDrive == nil {
+			return fmt.Errorf("no config drive")
+		}
+		var nd struct {
+			Links []struct {
+				MAC string `json:"ethernet_mac_address"`
+			} `json:"links"`
+			Networks []struct {
+				IP string `json:"ip_address"`
+			} `json:"networks"`
+		}
+		if err := json.Unmarshal(r.ConfigDrive.NetworkData, &nd); err != nil || len(nd.Links) != 1 || len(nd.Networks) != 1 ||
+			nd.Links[0].MAC != mac || nd.Networks[0].IP != ip {
+			return fmt.Errorf("config drive network_data %s (%v), want %s on %s", r.ConfigDrive.NetworkData, err, ip, mac)
+		}
+		return nil
+	})
+}
+
+// A deployment without network_data gets the host's preprovisioning
+// network data in its config drive (BMO: the preprovisioning network data
+// is the host's network data when networkData is not set); one with its
+// own network_data gets its own.
+func TestAccHostBoot_deploymentDefaultsToPreprovisioningNetworkData(t *testing.T) {
+	name := acctest.Name("acc-boot-dnd")
+	srv, profile := acctest.StartBootAgentSim(t, "x86_64", true)
+	img := acctest.ImageServer(t)
+	mac := profile.NICs[0].MAC
+	host := bootHost(name, "redfish+"+srv.SystemURL("sys-0"), staticNetworkData(mac))
+	own := fmt.Sprintf(`  network_data = jsonencode({
+    links    = [{ id = "enp1s0", type = "phy", ethernet_mac_address = %q }]
+    networks = [{ id = "tenant", type = "ipv4", link = "enp1s0", ip_address = "198.51.100.20", netmask = "255.255.255.0" }]
+    services = []
+  })`, mac)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: host + bootDeployment(img, ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					resource.TestCheckNoResourceAttr("baremetal_deployment.test", "network_data"),
+					configDriveAddress(srv, mac, "192.0.2.10"),
+				),
+			},
+			{
+				Config: host + bootDeployment(img, own),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+					configDriveAddress(srv, mac, "198.51.100.20"),
+					agentRecord(srv, "sys-0", func(r agent.Record) error {
+						t.Logf("the agent of %s received network_data %s", name, r.ConfigDrive.NetworkData)
+						return nil
+					}),
+				),
+			},
+		},
+	})
+}
+
+// The provider's deploy_images give an aarch64 host without a deploy_image
+// of its own the aarch64 ramdisk (without them it times out in cleaning,
+// TestAccHostBoot_aarch64WithoutDeployImage): the node's driver_info
+// carries the default, the agent boots it and deploys the host, and the
+// host's own deploy_image stays unset in state (no diff).
+func TestAccHostBoot_aarch64ProviderDeployImages(t *testing.T) {
+	name := acctest.Name("acc-boot-armd")
+	sc := acctest.Ironic(t)
+	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
+	imgs := acctest.DeployImages(t)
+	img := acctest.ImageServer(t)
+	providerBlock := fmt.Sprintf(`
+provider "baremetal" {
+  deploy_images = {
+    aarch64 = {
+      kernel        = "%[1]s/aarch64/vmlinuz"
+      ramdisk       = "%[1]s/aarch64/initramfs"
+      kernel_params = "%%default%% console=ttyAMA0"
+    }
+    x86_64 = {
+      iso = "%[1]s/x86_64/ipa.iso"
+    }
+  }
+}
+`, imgs)
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{{
+			Config: providerBlock + bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`) + bootDeployment(img, ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				resource.TestCheckNoResourceAttr("baremetal_host.test", "deploy_image"),
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if n.DriverInfo["deploy_kernel"] != imgs+"/aarch64/vmlinuz" || n.DriverInfo["deploy_ramdisk"] != imgs+"/aarch64/initramfs" ||
+						n.DriverInfo["kernel_append_params"] != "%default% console=ttyAMA0" || n.DriverInfo["deploy_iso"] != nil {
+						return fmt.Errorf("driver_info %v", n.DriverInfo)
+					}
+					return nil
+				}),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					if r.DeployKernelArch != "aarch64" || r.BootRefused != "" || r.Image == nil || r.Image.Verdict != "match" {
+						return fmt.Errorf("deploy kernel %s (%s), refused %q, image %+v", r.DeployKernel, r.DeployKernelArch, r.BootRefused, r.Image)
+					}
+					t.Logf("aarch64 agent of %s booted the provider's default %s (%s) and wrote %s", name, r.DeployKernel, r.DeployKernelArch, r.Image.URL)
+					return nil
+				}),
+			),
+		}},
+	})
+}
+
+// architecture, deploy_image and preprovisioning_network_data are read
+// back from the node: changed behind Terraform's back, the plan shows the
+// change (an update), and the apply sets them again.
+func TestAccHostBoot_drift(t *testing.T) {
+	name := acctest.Name("acc-boot-drift")
+	sc := acctest.Ironic(t)
+	srv, profile := acctest.StartBootAgentSim(t, "x86_64", false)
+	imgs := acctest.DeployImages(t)
+	kernel := imgs + "/x86_64/vmlinuz"
+	config := bootHost(name, "redfish+"+srv.SystemURL("sys-0"), fmt.Sprintf(`
+  architecture            = "x86_64"
+  automated_cleaning_mode = "disabled"
+  deploy_image = {
+    kernel  = %q
+    ramdisk = "%s/x86_64/initramfs"
+  }
+%s`, kernel, imgs, staticNetworkData(profile.NICs[0].MAC)))
+	restored := depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+		ips, _ := n.NetworkData["networks"].([]any)
+		var first map[string]any
+		if len(ips) > 0 {
+			first, _ = ips[0].(map[string]any)
+		}
+		if n.Properties["cpu_arch"] != "x86_64" || n.DriverInfo["deploy_kernel"] != kernel || first["ip_address"] != "192.0.2.10" {
+			return fmt.Errorf("cpu_arch %v, driver_info %v, network_data %v", n.Properties["cpu_arch"], n.DriverInfo, n.NetworkData)
+		}
+		return nil
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		CheckDestroy:             noNodesNamed(t, name),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+					restored,
+				),
+			},
+			{
+				// Out of band: another architecture, kernel and address.
+				PreConfig: func() {
+					n, err := depNode(t, sc, name)
+					if err != nil {
+						t.Fatal(err)
+					}
+					nd := n.NetworkData
+					nd["networks"].([]any)[0].(map[string]any)["ip_address"] = "192.0.2.99"
+					if _, err := nodes.Update(context.Background(), sc, n.UUID, nodes.UpdateOpts{
+						nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/cpu_arch", Value: "aarch64"},
+						nodes.UpdateOperation{Op: nodes.AddOp, Path: "/driver_info/deploy_kernel", Value: imgs + "/aarch64/vmlinuz"},
+						nodes.UpdateOperation{Op: nodes.AddOp, Path: "/network_data", Value: nd},
+					}).Extract(); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("baremetal_host.test", "architecture", "aarch64"),
+					resource.TestCheckResourceAttr("baremetal_host.test", "deploy_image.kernel", imgs+"/aarch64/vmlinuz"),
+					resource.TestMatchResourceAttr("baremetal_host.test", "preprovisioning_network_data", regexp.MustCompile(`192\.0\.2\.99`)),
+				),
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("architecture"), knownvalue.StringExact("x86_64")),
+					plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("deploy_image").AtMapKey("kernel"), knownvalue.StringExact(kernel)),
+				}},
+				Check: restored,
+			},
+		},
+	})
 }

@@ -301,6 +301,7 @@ func (m *hostModel) readObserved(obs lifecycle.Observation) {
 		m.Traits = tfglue.StringSet(obs.Traits)
 	}
 	m.readPlacement(obs)
+	m.readBoot(obs.Boot, m.BMC == nil && m.Driver.IsNull()) // (no bmc nor driver: an import)
 	if obs.BootMode != "" {
 		m.BootMode = types.StringValue(string(obs.BootMode))
 	}

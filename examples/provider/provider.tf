@@ -21,3 +21,17 @@ variable "ironic_password" {
   type      = string
   sensitive = true
 }
+
+# A fleet of mixed architectures: hosts with `architecture = "aarch64"` and
+# no deploy_image of their own boot this agent ramdisk.
+provider "baremetal" {
+  alias = "mixed"
+
+  deploy_images = {
+    aarch64 = {
+      kernel        = "https://images.example.com/ipa/aarch64/ipa.kernel"
+      ramdisk       = "https://images.example.com/ipa/aarch64/ipa.initramfs"
+      kernel_params = "%default% console=ttyAMA0"
+    }
+  }
+}

@@ -3,6 +3,7 @@ package resources
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -34,3 +35,34 @@ func (b *base) machine() *lifecycle.Machine { return b.clients.Machine }
 // hasFirmware reports whether the provider is configured with a firmware
 // catalog (plan-time checks skip without one).
 func (b *base) hasFirmware() bool { return b.clients != nil && b.clients.Firmware != nil }
+
+// getter reads a model: req.Plan.Get, req.State.Get or req.Config.Get.
+type getter func(ctx context.Context, target any) diag.Diagnostics
+
+// poolStore is the IP pool store (the pools live in Ironic), or nil after
+// adding an error when the provider has none.
+func (b *base) poolStore(diags *diag.Diagnostics) lifecycle.IPPoolStore {
+	if b.clients != nil && b.clients.IPPools != nil {
+		return b.clients.IPPools
+	}
+	diags.AddError("Provider not configured", "the provider has no Ironic configured; IP pools live in Ironic")
+	return nil
+}
+
+// readWith reads m with get and returns the client that client gives
+// (poolStore, claimCatalog); false after an error.
+func readWith[C any](ctx context.Context, get getter, m any, client func(*diag.Diagnostics) C, diags *diag.Diagnostics) (C, bool) {
+	diags.Append(get(ctx, m)...)
+	c := client(diags)
+	return c, !diags.HasError()
+}
+
+// claimCatalog is the catalog host claims allocate from, or nil after
+// adding an error when the provider has none.
+func (b *base) claimCatalog(diags *diag.Diagnostics) lifecycle.Catalog {
+	if b.clients != nil && b.clients.Catalog != nil {
+		return b.clients.Catalog
+	}
+	diags.AddError("Provider not configured", "the provider has no Ironic catalog configured; claims need one")
+	return nil
+}

@@ -161,14 +161,6 @@ func (r *claimResource) ValidateConfig(ctx context.Context, req resource.Validat
 	tfglue.ValidateSelector(ctx, req.Config, path.Root("labels"), &resp.Diagnostics)
 }
 
-func (r *claimResource) catalog(diags *diag.Diagnostics) lifecycle.Catalog {
-	if r.clients == nil || r.clients.Catalog == nil {
-		diags.AddError("Provider not configured", "the provider has no Ironic catalog configured; claims need one")
-		return nil
-	}
-	return r.clients.Catalog
-}
-
 func generateClaimName() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -182,7 +174,7 @@ func (r *claimResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cat := r.catalog(&resp.Diagnostics)
+	cat := r.claimCatalog(&resp.Diagnostics)
 	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
 	resp.Diagnostics.Append(diags...)
 	sel, diags := plan.selector(ctx)
@@ -234,9 +226,8 @@ func (m *claimModel) set(c lifecycle.HostClaim) {
 func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer identityAfterRead(ctx, req, resp)
 	var state claimModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	cat := r.catalog(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	cat, ok := readWith(ctx, req.State.Get, &state, r.claimCatalog, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
@@ -276,9 +267,8 @@ func (r *claimResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 func (r *claimResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state claimModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	cat := r.catalog(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	cat, ok := readWith(ctx, req.State.Get, &state, r.claimCatalog, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
@@ -299,7 +289,7 @@ func (r *claimResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 func (r *claimResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	ref := importRef(ctx, req, &resp.Diagnostics)
-	cat := r.catalog(&resp.Diagnostics)
+	cat := r.claimCatalog(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

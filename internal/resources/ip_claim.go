@@ -65,14 +65,6 @@ func (r *ipClaimResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 	}
 }
 
-func (r *ipClaimResource) store(diags *diag.Diagnostics) lifecycle.IPPoolStore {
-	if r.clients == nil || r.clients.IPPools == nil {
-		diags.AddError("Provider not configured", "the provider has no Ironic configured; IP pools live in Ironic")
-		return nil
-	}
-	return r.clients.IPPools
-}
-
 // set records the claim in the model.
 func (m *ipClaimModel) set(c lifecycle.IPClaim) {
 	m.ID = types.StringValue(c.ID)
@@ -106,9 +98,8 @@ func claimDiag(diags *diag.Diagnostics, pool, owner string, err error) {
 func (r *ipClaimResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "pool", "owner")
 	var plan ipClaimModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	store := r.store(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	store, ok := readWith(ctx, req.Plan.Get, &plan, r.poolStore, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	pool, owner := plan.Pool.ValueString(), plan.Owner.ValueString()
@@ -125,9 +116,8 @@ func (r *ipClaimResource) Create(ctx context.Context, req resource.CreateRequest
 func (r *ipClaimResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer identityAfterRead(ctx, req, resp, "pool", "owner")
 	var state ipClaimModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	store := r.store(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	store, ok := readWith(ctx, req.State.Get, &state, r.poolStore, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	c, ok, err := lifecycle.RefreshIPClaim(ctx, store, state.ID.ValueString(), state.Pool.ValueString(), state.Owner.ValueString())
@@ -156,9 +146,8 @@ func (r *ipClaimResource) Update(ctx context.Context, req resource.UpdateRequest
 
 func (r *ipClaimResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state ipClaimModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	store := r.store(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	store, ok := readWith(ctx, req.State.Get, &state, r.poolStore, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	if err := lifecycle.ReleaseIP(ctx, store, state.ID.ValueString()); err != nil {
@@ -170,7 +159,7 @@ func (r *ipClaimResource) Delete(ctx context.Context, req resource.DeleteRequest
 func (r *ipClaimResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "pool", "owner")
 	ref := importRefOf(ctx, req, &resp.Diagnostics, "pool", "owner")
-	store := r.store(&resp.Diagnostics)
+	store := r.poolStore(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -249,14 +250,6 @@ func (r *ipPoolResource) ValidateConfig(ctx context.Context, req resource.Valida
 	}
 }
 
-func (r *ipPoolResource) store(diags *diag.Diagnostics) lifecycle.IPPoolStore {
-	if r.clients == nil || r.clients.IPPools == nil {
-		diags.AddError("Provider not configured", "the provider has no Ironic configured; IP pools live in Ironic")
-		return nil
-	}
-	return r.clients.IPPools
-}
-
 // ModifyPlan computes size, and refuses at plan a new pool whose name
 // Ironic holds with another definition, and a change that would strand an
 // allocated address (naming its owner).
@@ -337,16 +330,22 @@ func sameSpec(a, b lifecycle.IPPoolSpec) bool {
 	return reflect.DeepEqual(norm(a), norm(b))
 }
 
+// planned reads the plan into m and returns the store and the pool's
+// spec; false after an error.
+func (r *ipPoolResource) planned(ctx context.Context, p tfsdk.Plan, m *ipPoolModel, diags *diag.Diagnostics) (lifecycle.IPPoolStore, lifecycle.IPPoolSpec, bool) {
+	store, ok := readWith(ctx, p.Get, m, r.poolStore, diags)
+	if !ok {
+		return nil, lifecycle.IPPoolSpec{}, false
+	}
+	spec := m.spec(ctx, diags)
+	return store, spec, !diags.HasError()
+}
+
 func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
 	var plan ipPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	store := r.store(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec := plan.spec(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	store, spec, ok := r.planned(ctx, req.Plan, &plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	err := store.CreatePool(ctx, spec)
@@ -377,9 +376,8 @@ func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest,
 func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	defer identityAfterRead(ctx, req, resp, "name")
 	var state ipPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	store := r.store(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	store, ok := readWith(ctx, req.State.Get, &state, r.poolStore, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()
@@ -403,13 +401,8 @@ func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, res
 func (r *ipPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
 	var plan ipPoolModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	store := r.store(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec := plan.spec(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	store, spec, ok := r.planned(ctx, req.Plan, &plan, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	// Again at apply: a claim may have taken an address since the plan.
@@ -427,9 +420,8 @@ func (r *ipPoolResource) Update(ctx context.Context, req resource.UpdateRequest,
 
 func (r *ipPoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state ipPoolModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	store := r.store(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	store, ok := readWith(ctx, req.State.Get, &state, r.poolStore, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()
@@ -457,7 +449,7 @@ func (r *ipPoolResource) Delete(ctx context.Context, req resource.DeleteRequest,
 func (r *ipPoolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
 	ref := importRefOf(ctx, req, &resp.Diagnostics, "name")
-	store := r.store(&resp.Diagnostics)
+	store := r.poolStore(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -1,0 +1,74 @@
+package acctest
+
+// ociregistry.go starts the private OCI registry of the tests
+// (internal/ociregistry) in-process, with the demo's tiny qcow2 pushed as
+// the OCI artifact Ironic 2025.1 looks for, and reads Ironic's whole log
+// since a mark (to look for secrets in it).
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ociregistry"
+)
+
+// OCIImage is the demo image in an authenticating registry.
+type OCIImage struct {
+	URL            string // oci://127.0.0.1:<port>/demo/disk:latest
+	User, Password string // the registry's only account
+	Registry       *ociregistry.Registry
+	Pushed         ociregistry.Pushed
+}
+
+// OCIRegistry starts a registry that requires authentication, with a
+// random password, and pushes a new 64 MiB qcow2 (qemu-img) to it; it
+// stops when the test ends.
+func OCIRegistry(t *testing.T) OCIImage {
+	t.Helper()
+	qemu, err := exec.LookPath("qemu-img")
+	if err != nil {
+		t.Fatalf("qemu-img is not installed (scripts/ironic.sh install adds qemu-utils): %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "demo.qcow2")
+	if out, err := exec.Command(qemu, "create", "-q", "-f", "qcow2", p, "64M").CombinedOutput(); err != nil {
+		t.Fatalf("qemu-img create: %v: %s", err, out)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, 8)
+	_, _ = rand.Read(raw)
+	img := OCIImage{User: "deployer", Password: "regpw-" + hex.EncodeToString(raw)}
+	img.Registry = ociregistry.New(img.User, img.Password)
+	srv := httptest.NewServer(img.Registry)
+	t.Cleanup(srv.Close)
+	img.Pushed, err = ociregistry.Push(context.Background(), strings.TrimPrefix(srv.URL, "http://"), "demo/disk", "latest",
+		img.User, img.Password, ociregistry.DiskImage{Data: data, FileName: "demo.qcow2", DiskType: "qcow2", Arch: "amd64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img.URL = img.Pushed.URL
+	return img
+}
+
+// Text returns everything the logs got since the mark.
+func (m *LogMark) Text() (string, error) {
+	files, _ := filepath.Glob(m.glob)
+	var b strings.Builder
+	for _, f := range files {
+		lines, err := linesAfter(f, m.sizes[f])
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(strings.Join(lines, "\n"))
+	}
+	return b.String(), nil
+}

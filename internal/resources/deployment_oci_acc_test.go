@@ -1,0 +1,88 @@
+package resources_test
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest/secretscan"
+)
+
+// TestAccDeployment_ociOnOldIronic: on the rig's Ironic (21.4, API 1.82,
+// which predates Ironic's OCI image service) a deployment of the demo image
+// from the authenticating registry, with its pull secret, is refused at
+// plan: the error names image.url, the oci:// scheme, Ironic's maximum
+// microversion and the release needed. Nothing is written to the node, and
+// the pull secret is neither in Ironic's log nor in the state.
+func TestAccDeployment_ociOnOldIronic(t *testing.T) {
+	acctest.PreCheck(t)
+	name := acctest.Name("acc-oci")
+	sc := acctest.Ironic(t)
+	reg := acctest.OCIRegistry(t)
+	pullSecret := reg.User + ":" + reg.Password
+	deployment := fmt.Sprintf(`
+variable "pull_secret" {
+  type      = string
+  sensitive = true
+  default   = %q
+}
+
+resource "baremetal_deployment" "test" {
+  host_id = baremetal_host.test.id
+  image = {
+    url                    = %q
+    pull_secret_wo         = var.pull_secret
+    pull_secret_wo_version = "1"
+  }
+  provisioning_retries = 0
+}
+`, pullSecret, reg.URL)
+	var mark *acctest.LogMark
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   needsWriteOnly,
+		PreCheck:                 func() { acctest.PreCheck(t) },
+		ProtoV6ProviderFactories: acctest.ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: depConfig(name, "")},
+			{
+				PreConfig: func() { mark = acctest.MarkIronicLog(t) },
+				Config:    depConfig(name, deployment),
+				ExpectError: regexp.MustCompile(`(?s)Ironic too old for oci:// images.*image.url\s+"` + regexp.QuoteMeta(reg.URL) +
+					`"\s+uses\s+the\s+oci://\s+scheme,\s+which\s+needs\s+Ironic\s+2025.1\s+\(29.0,\s+API\s+microversion\s+1.96\)\s+or\s+later.*` +
+					`this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+1.82`),
+			},
+			{ // Nothing was written to the node; the secret is nowhere.
+				Config: depConfig(name, ""),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					stateHasNo(reg.Password),
+					func(*terraform.State) error {
+						n, err := depNode(t, sc, name)
+						if err != nil {
+							return err
+						}
+						if n.ProvisionState != "available" || n.InstanceInfo["image_source"] != nil || n.InstanceInfo["image_pull_secret"] != nil {
+							return fmt.Errorf("node %s: %s, instance_info %v: the refused deployment touched it", name, n.ProvisionState, n.InstanceInfo)
+						}
+						writes, err := mark.WritesTo(n.UUID, name)
+						if err != nil {
+							return err
+						}
+						if len(writes) != 0 {
+							return fmt.Errorf("the refused deployment wrote to the node: %v", writes)
+						}
+						log, err := mark.Text()
+						if err != nil {
+							return err
+						}
+						return secretscan.Err(map[string]string{"registry password": reg.Password},
+							map[string]string{"Ironic's log": log})
+					},
+				),
+			},
+		},
+	})
+}

@@ -190,7 +190,8 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"network_data": schema.StringAttribute{
 				Optional: true,
 				Description: "OpenStack network_data.json for the config drive, as a JSON object (e.g. from the " +
-					"`baremetal_network_data` data source or `jsonencode`). Checked at plan time. Changing it replaces the deployment.",
+					"`baremetal_network_data` data source or `jsonencode`). Checked at plan time. Changing it replaces the deployment. " +
+					"Without it, the config drive gets the host's `preprovisioning_network_data` (the node's `network_data`), as the Bare Metal Operator does.",
 				PlanModifiers: replaceString,
 				Validators:    []validator.String{validators.JSONObject()},
 			},

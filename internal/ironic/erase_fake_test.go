@@ -39,11 +39,7 @@ func TestFakeDeprovisionErases(t *testing.T) {
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			ctx := context.Background()
-			p, srv := onFake(t)
-			h := fakeSpecHost("h1")
-			h.Spec.AutomatedCleaningMode = tc.mode
-			registered(t, p, h)
-			id := h.Status.ID
+			p, srv, h, id := registeredCleaning(t, tc.mode)
 			n := srv.MustNode(id)
 			if got, _ := n.Extra[extraCleaningMode].(string); (tc.want != "") != (got == tc.mode) {
 				t.Fatalf("extra %v after register, mode %s", n.Extra, tc.mode)
@@ -82,11 +78,7 @@ func TestFakeDeprovisionErases(t *testing.T) {
 // the mode back to metadata removes it from the node's extra.
 func TestFakeDeleteErases(t *testing.T) {
 	ctx := context.Background()
-	p, srv := onFake(t)
-	h := fakeSpecHost("h1")
-	h.Spec.AutomatedCleaningMode = lifecycle.CleaningMetadata
-	registered(t, p, h)
-	id := h.Status.ID
+	p, srv, h, id := registeredCleaning(t, lifecycle.CleaningMetadata)
 	h.Spec.AutomatedCleaningMode = lifecycle.CleaningFull
 	registered(t, p, h)
 	if m := srv.MustNode(id).Extra[extraCleaningMode]; m != lifecycle.CleaningFull {
@@ -123,4 +115,15 @@ func TestCleaningModePatch(t *testing.T) {
 	if p := cleaningModePatch(h, &n); len(p) != 1 {
 		t.Errorf("express over full: %v", p)
 	}
+}
+
+// registeredCleaning is host h1 with automated cleaning mode, registered
+// on a new fake Ironic as node id.
+func registeredCleaning(t *testing.T, mode string) (p *Provisioner, srv *ironictest.Server, h *lifecycle.Host, id string) {
+	t.Helper()
+	p, srv = onFake(t)
+	h = fakeSpecHost("h1")
+	h.Spec.AutomatedCleaningMode = mode
+	registered(t, p, h)
+	return p, srv, h, h.Status.ID
 }

@@ -41,6 +41,20 @@ func fakeSpecHost(name string) *lifecycle.Host {
 	}}
 }
 
+// osImage is the image the fake tests deploy.
+func osImage() *lifecycle.Image {
+	return &lifecycle.Image{URL: "http://images/os.qcow2", Checksum: "abc", ChecksumType: "sha256", Format: "qcow2"}
+}
+
+// imageHostIn is host h1, to deploy osImage, on a new fake Ironic where
+// its node (whose uuid it returns) is already in state.
+func imageHostIn(t *testing.T, state string) (*Provisioner, *ironictest.Server, *lifecycle.Host, string) {
+	p, srv := onFake(t)
+	h := fakeSpecHost("h1")
+	h.Spec.Image = osImage()
+	return p, srv, h, nodeIn(srv, h, state, "")
+}
+
 // until calls f until its result is no longer Dirty (the fake settles a
 // node when it is read, so no waiting is needed) and returns the last one.
 func until(t *testing.T, what string, f func() (lifecycle.Result, error)) lifecycle.Result {

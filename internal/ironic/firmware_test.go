@@ -94,6 +94,14 @@ func fwMachine(sc *gophercloud.ServiceClient) *lifecycle.Machine {
 	return &lifecycle.Machine{Prov: NewProvisioner(sc, nil), Wait: instantWaiter{}, Rand: func() float64 { return 0 }}
 }
 
+// fwMachineOn is fwFake's node in state at microversion mv, and the
+// machine that drives it there.
+func fwMachineOn(t *testing.T, state, mv string) (*ironictest.Server, *lifecycle.Machine) {
+	t.Helper()
+	srv := fwFake(t, state, mv)
+	return srv, fwMachine(fwClient(t, srv, mv))
+}
+
 func fwHost(settings map[string]string) *lifecycle.Host {
 	return &lifecycle.Host{
 		Spec:   lifecycle.HostSpec{Name: "fw-0", RegisteredElsewhere: true, FirmwareSettings: settings},
@@ -139,8 +147,7 @@ func TestCatalogBIOS(t *testing.T) {
 // that differ go out, as service_steps of the "service" verb; the host ends
 // active with them applied. A second run sends nothing.
 func TestServiceFirmware(t *testing.T) {
-	srv := fwFake(t, "active", "1.87")
-	m := fwMachine(fwClient(t, srv, "1.87"))
+	srv, m := fwMachineOn(t, "active", "1.87")
 	h := fwHost(map[string]string{"ProcVirtualization": "Enabled", "NumLock": "On"})
 	if err := m.ServiceFirmware(context.Background(), h, 1); err != nil {
 		t.Fatal(err)
@@ -171,8 +178,7 @@ func TestServiceFirmware(t *testing.T) {
 // steps; without retries left it is reported with Ironic's last_error and
 // the verb.
 func TestServiceFirmwareFailure(t *testing.T) {
-	srv := fwFake(t, "active", "1.87")
-	m := fwMachine(fwClient(t, srv, "1.87"))
+	srv, m := fwMachineOn(t, "active", "1.87")
 	m.BackoffUnit = time.Millisecond
 	srv.FailNext("fw-0", "iDRAC job JID_1 failed: invalid value")
 	if err := m.ServiceFirmware(context.Background(), fwHost(map[string]string{"ProcVirtualization": "Enabled"}), 1); err != nil {
@@ -199,8 +205,7 @@ func TestServiceFirmwareFailure(t *testing.T) {
 // TestServiceFirmwareBelow187: Ironic 21.4 offers 1.82: nothing is sent and
 // the error says what to do.
 func TestServiceFirmwareBelow187(t *testing.T) {
-	srv := fwFake(t, "active", "1.82")
-	m := fwMachine(fwClient(t, srv, "1.82"))
+	srv, m := fwMachineOn(t, "active", "1.82")
 	err := m.ServiceFirmware(context.Background(), fwHost(map[string]string{"ProcVirtualization": "Enabled"}), 1)
 	if !errors.Is(err, lifecycle.ErrServicingUnsupported) || !strings.Contains(err.Error(), "deprovision the host first") ||
 		!strings.Contains(err.Error(), "1.82") {
@@ -321,8 +326,7 @@ func TestPrepareRAIDThenBIOS(t *testing.T) {
 // provide), once: the fake installs the versions, and a second converge
 // sends nothing.
 func TestFirmwareUpdateStep186(t *testing.T) {
-	srv := fwFake(t, "available", "1.86")
-	m := fwMachine(fwClient(t, srv, "1.86"))
+	srv, m := fwMachineOn(t, "available", "1.86")
 	h := fwHost(nil)
 	h.Status.State = lifecycle.StateAvailable
 	h.Spec.FirmwareUpdates = []lifecycle.FirmwareUpdate{
@@ -362,8 +366,7 @@ func TestFirmwareUpdateStep186(t *testing.T) {
 // the host stays active. Below 1.86 the fake refuses the firmware step, as
 // Ironic does.
 func TestFirmwareUpdateService187(t *testing.T) {
-	srv := fwFake(t, "active", "1.87")
-	m := fwMachine(fwClient(t, srv, "1.87"))
+	srv, m := fwMachineOn(t, "active", "1.87")
 	h := fwHost(map[string]string{"NumLock": "Off"})
 	h.Spec.FirmwareUpdates = []lifecycle.FirmwareUpdate{{Component: "bmc", URL: "https://img/bmc-6.1.bin"}}
 	if err := m.ServiceFirmware(context.Background(), h, 0); err != nil {

@@ -152,7 +152,7 @@ func TestFakeManageRetriedOnlyWithNewCredentials(t *testing.T) {
 // verb that failed; the state machine turns the action into the error type
 // (lifecycle's tables test that half).
 func TestFakeFailedStates(t *testing.T) {
-	img := &lifecycle.Image{URL: "http://images/os.qcow2", Checksum: "abc", ChecksumType: "sha256", Format: "qcow2"}
+	img := osImage()
 	for _, tc := range []struct {
 		state, verb, want string
 		run               func(p *Provisioner, h *lifecycle.Host) (lifecycle.Result, error)
@@ -495,7 +495,7 @@ func TestFakeLifecycle(t *testing.T) {
 		t.Fatalf("provide: %+v", res)
 	}
 
-	h.Spec.Image = &lifecycle.Image{URL: "http://images/os.qcow2", Checksum: "abc", ChecksumType: "sha256", Format: "qcow2"}
+	h.Spec.Image = osImage()
 	h.Spec.UserData = "#cloud-config\n"
 	if res = until(t, "provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) }); res.ErrorMessage != "" {
 		t.Fatalf("provision: %+v", res)
@@ -526,10 +526,7 @@ func TestFakeLifecycle(t *testing.T) {
 }
 
 func TestFakeDeployValidationFailure(t *testing.T) {
-	p, srv := onFake(t)
-	h := fakeSpecHost("h1")
-	h.Spec.Image = &lifecycle.Image{URL: "http://images/os.qcow2", Checksum: "abc", ChecksumType: "sha256", Format: "qcow2"}
-	id := nodeIn(srv, h, "available", "")
+	p, srv, h, id := imageHostIn(t, "available")
 	srv.SetValidation(id, "deploy", "no image_source")
 	res, err := p.Provision(context.Background(), h, false)
 	if err != nil || res.Verb != "validate" || !strings.Contains(res.ErrorMessage, "deploy: no image_source") {
@@ -538,10 +535,7 @@ func TestFakeDeployValidationFailure(t *testing.T) {
 }
 
 func TestFakeDeployFailureThenRetry(t *testing.T) {
-	p, srv := onFake(t)
-	h := fakeSpecHost("h1")
-	h.Spec.Image = &lifecycle.Image{URL: "http://images/os.qcow2", Checksum: "abc", ChecksumType: "sha256", Format: "qcow2"}
-	id := nodeIn(srv, h, "available", "")
+	p, srv, h, id := imageHostIn(t, "available")
 	srv.FailNext(id, "image download failed")
 	res := until(t, "provision", func() (lifecycle.Result, error) { return p.Provision(context.Background(), h, false) })
 	if !strings.Contains(res.ErrorMessage, "image download failed") || res.ProvisionState != "deploy failed" {
@@ -554,10 +548,7 @@ func TestFakeDeployFailureThenRetry(t *testing.T) {
 }
 
 func TestFakeAdopt(t *testing.T) {
-	p, srv := onFake(t)
-	h := fakeSpecHost("h1")
-	h.Spec.Image = &lifecycle.Image{URL: "http://images/os.qcow2", Checksum: "abc", ChecksumType: "sha256", Format: "qcow2"}
-	id := nodeIn(srv, h, "manageable", "")
+	p, srv, h, id := imageHostIn(t, "manageable")
 	if res := until(t, "adopt", func() (lifecycle.Result, error) { return p.Adopt(context.Background(), h, false) }); res.ErrorMessage != "" {
 		t.Fatalf("%+v", res)
 	}

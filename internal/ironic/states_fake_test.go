@@ -14,7 +14,7 @@ import (
 // the first write it makes ("" for none), and whether it waits, finishes or
 // fails. Nodes stay in their state (Settle off), so one call is one step.
 func TestFakeActionFromState(t *testing.T) {
-	img := &lifecycle.Image{URL: "http://images/os.qcow2", Checksum: "abc", ChecksumType: "sha256", Format: "qcow2"}
+	img := osImage()
 	type action func(p *Provisioner, h *lifecycle.Host) (lifecycle.Result, error)
 	inspect := func(p *Provisioner, h *lifecycle.Host) (lifecycle.Result, error) {
 		res, _, _, err := p.Inspect(context.Background(), h, false, false)

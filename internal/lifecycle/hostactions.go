@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -401,17 +400,7 @@ func onOff(on bool) string {
 func (m *Machine) powerStep(ctx context.Context, h *Host) StepResult {
 	before := h.Status
 	p := &pass{m: m, h: h, next: h.Status.State, haveCreds: true}
-	r := p.managePower(WithPass(ctx))
-	r.From, r.To = before.State, h.Status.State
-	r.Result = p.last
-	if !reflect.DeepEqual(before, h.Status) {
-		r.Changed = true
-		h.Status.LastUpdated = m.now()
-		if r.Kind == StepContinue {
-			r.Kind = StepUpdate
-		}
-	}
-	return r
+	return p.finish(p.managePower(WithPass(ctx)), before)
 }
 
 // powerConverge runs powerStep until the power is as h asks (one failure

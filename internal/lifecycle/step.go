@@ -155,11 +155,20 @@ func (m *Machine) Step(ctx context.Context, h *Host) StepResult {
 		m.Gate.Release(gateKey(h))
 	}
 
+	return p.finish(r, before)
+}
+
+// finish completes r, the result of the pass p that began with the host's
+// status at before: the states it went from and to, the pass's last
+// result and, when the status changed, Changed and a new LastUpdated (a
+// step that changed it and would go on is an update).
+func (p *pass) finish(r StepResult, before HostStatus) StepResult {
+	h := p.h
 	r.From, r.To = before.State, h.Status.State
 	r.Result = p.last
 	if !reflect.DeepEqual(before, h.Status) {
 		r.Changed = true
-		h.Status.LastUpdated = m.now()
+		h.Status.LastUpdated = p.m.now()
 		if r.Kind == StepContinue {
 			r.Kind = StepUpdate
 		}

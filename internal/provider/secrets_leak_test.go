@@ -2,6 +2,7 @@ package provider_test
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -20,9 +21,10 @@ import (
 // under a Terraform 1.11 CLI with TF_LOG=TRACE and TF_LOG_PATH, against the
 // rig's Ironic and a simulated Redfish BMC, with every secret given
 // write-only: the BMC password (bmc.password_wo), driver secrets
-// (driver_secrets_wo), user data (user_data_wo), and the provider's own
-// Ironic password. A second apply gives a wrong BMC password, so that an
-// error is printed. Then no secret may appear in the TRACE log (Terraform's
+// (driver_secrets_wo), user data (user_data_wo), the provider's own
+// Ironic password, and an oci:// image's pull secret (image.pull_secret_wo,
+// refused at plan on the rig's Ironic 21.4, which predates OCI images). A
+// second apply gives a wrong BMC password, so that an error is printed. Then no secret may appear in the TRACE log (Terraform's
 // and the provider's), in anything Terraform printed (errors included), or
 // in the state file.
 func TestAccSecretsNotLeaked(t *testing.T) {
@@ -105,6 +107,35 @@ resource "baremetal_deployment" "leak" {
 	if !strings.Contains(out, "BMC check failed") {
 		t.Errorf("the failed apply does not say why:\n%s", out)
 	}
+
+	// An oci:// image from the authenticating registry with a write-only
+	// pull secret: the rig's Ironic (21.4) predates OCI images, so the plan
+	// is refused; the secret must be nowhere, Ironic's log included.
+	reg := acctest.OCIRegistry(t)
+	pullSecret := reg.User + ":" + reg.Password
+	secrets["image pull secret"] = pullSecret
+	secrets["image pull secret as Ironic takes it"] = base64.StdEncoding.EncodeToString([]byte(pullSecret))
+	mark := acctest.MarkIronicLog(t)
+	oci := strings.Replace(config(bmcPassword, "1"), `url      = "http://127.0.0.1:8088/images/leak.qcow2"
+    checksum = "0123456789abcdef0123456789abcdef"
+    format   = "qcow2"`, fmt.Sprintf(`url                    = %q
+    pull_secret_wo         = %q
+    pull_secret_wo_version = "1"`, reg.URL, pullSecret), 1)
+	if !strings.Contains(oci, "pull_secret_wo") {
+		t.Fatal("the oci:// configuration lost its pull secret")
+	}
+	writeFile(t, filepath.Join(dir, "main.tf"), oci)
+	out, err = run("plan", "-input=false", "-no-color")
+	printed.WriteString(out)
+	if err == nil || !strings.Contains(out, "Ironic too old for oci:// images") {
+		t.Errorf("terraform plan of an oci:// image on Ironic 21.4: %v\n%s", err, out)
+	}
+	ironicLog, err := mark.Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretscan.Check(t, map[string]string{"image pull secret": pullSecret, "image pull secret as Ironic takes it": secrets["image pull secret as Ironic takes it"]},
+		map[string]string{"Ironic's log": ironicLog})
 
 	state := rr.checkNoLeaks(t, secrets, nil, printed.String())
 	var st struct {

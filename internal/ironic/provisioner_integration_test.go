@@ -68,6 +68,16 @@ func (n *nodeTest) provide() {
 	n.must("provide", func() (lifecycle.Result, error) { return n.p.Provide(n.ctx, n.h) })
 }
 
+// deployFrom registers the host, makes it available and deploys the
+// qcow2 image at url, returning the result once the node has settled.
+func (n *nodeTest) deployFrom(url string) lifecycle.Result {
+	n.t.Helper()
+	n.register()
+	n.provide()
+	n.h.Spec.Image = qcow2(url)
+	return n.drive("provision", func() (lifecycle.Result, error) { return n.p.Provision(n.ctx, n.h, false) })
+}
+
 // node reads the host's node.
 func (n *nodeTest) node() *nodes.Node {
 	n.t.Helper()
@@ -345,12 +355,7 @@ func TestIronicDeployValidationFailure(t *testing.T) {
 		h.Spec.BMC.Interfaces["deploy_interface"] = "direct"
 		h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
 	})
-	ctx, p, h := nt.ctx, nt.p, nt.h
-	nt.register()
-	nt.provide()
-
-	h.Spec.Image = qcow2("http://127.0.0.1/image.qcow2")
-	res := nt.drive("provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) })
+	res := nt.deployFrom("http://127.0.0.1/image.qcow2")
 	if !strings.HasPrefix(res.ErrorMessage, "host validation error") {
 		t.Fatalf("provision: %+v, want a host validation error", res)
 	}
@@ -370,12 +375,7 @@ func TestIronicDeployFailure(t *testing.T) {
 		h.Spec.BMC.Interfaces["deploy_interface"] = "direct"
 		h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
 	})
-	ctx, p, h := nt.ctx, nt.p, nt.h
-	nt.register()
-	nt.provide()
-
-	h.Spec.Image = qcow2("http://127.0.0.1:1/image.qcow2")
-	res := nt.drive("provision", func() (lifecycle.Result, error) { return p.Provision(ctx, h, false) })
+	res := nt.deployFrom("http://127.0.0.1:1/image.qcow2")
 	want := "Image provisioning failed (http://127.0.0.1:1/image.qcow2, 0123456789abcdef0123456789abcdef): "
 	n := nt.node()
 	if !strings.HasPrefix(res.ErrorMessage, want) || n.LastError == "" || !strings.HasSuffix(res.ErrorMessage, n.LastError) {
@@ -385,7 +385,7 @@ func TestIronicDeployFailure(t *testing.T) {
 		t.Errorf("result verb %q state %q", res.Verb, res.ProvisionState)
 	}
 	// Deprovision from deploy failed goes back to available.
-	nt.must("deprovision", func() (lifecycle.Result, error) { return p.Deprovision(ctx, h, false) })
+	nt.must("deprovision", func() (lifecycle.Result, error) { return nt.p.Deprovision(nt.ctx, nt.h, false) })
 }
 
 // TestIronicObserveMissing: Observe on a node that does not exist.

@@ -720,10 +720,6 @@ variable "bmc" {
   type = object({ address = string, username = string, password = string })
   default = { address = "redfish://10.0.0.5/redfish/v1/Systems/1", username = "admin", password = "secret" }
 }
-variable "hints" {
-  type    = object({ hctl = string })
-  default = { hctl = "0:0:0:0" }
-}
 variable "raid" {
   type    = object({ hardware_volumes = list(object({ level = string })) })
   default = { hardware_volumes = [{ level = "1" }] }
@@ -744,10 +740,6 @@ variable "updates" {
   type    = list(object({ component = string, url = string }))
   default = [{ component = "bios", url = "http://img/bios.bin" }]
 }
-variable "fw_bmc" {
-  type    = object({ address = string, username = string, password = string })
-  default = { address = "redfish://10.0.0.5/redfish/v1/Systems/1", username = "admin", password = "secret" }
-}
 variable "keystone" {
   type    = object({ cloud = string })
   default = { cloud = "prod" }
@@ -762,7 +754,7 @@ resource "baremetal_host" "good_raid_var" {
   name             = "worker-raid-var"
   boot_mac_address = "52:54:00:12:34:60"
   bmc              = var.bmc
-  root_device_hints = var.hints
+  root_device_hints = var.disk
   raid = {
     hardware_volumes = [
       { level = var.level },
@@ -849,7 +841,7 @@ resource "baremetal_host" "good_raid_each_software" {
 resource "baremetal_firmware_update" "good_var" {
   host_id = "worker-0"
   updates = var.updates
-  bmc     = var.fw_bmc
+  bmc     = var.bmc
 }
 resource "baremetal_firmware_update" "good_each" {
   for_each = toset(["bios", "bmc"])
@@ -868,7 +860,7 @@ data "baremetal_network_data" "good_keystone_var" {
 
 data "baremetal_hardware" "good_var" {
   host_id = "worker-0"
-  bmc     = var.fw_bmc
+  bmc     = var.bmc
 }
 data "baremetal_hardware" "good_later" {
   host_id = "worker-0"

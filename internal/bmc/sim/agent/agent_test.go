@@ -119,6 +119,18 @@ func startAgent(t *testing.T, ironicURL string, mod func(*Config)) (*Agent, *fak
 	return a, m
 }
 
+// bootedAgent powers on an agent that looks itself up in a new fake
+// Ironic, and returns it, its machine, the fake, and a conductor that
+// talks to it from its first heartbeat on.
+func bootedAgent(t *testing.T) (*Agent, *fakeMachine, *fakeIronic, *conductor) {
+	t.Helper()
+	ironic, isrv := newFakeIronic(t)
+	a, m := startAgent(t, isrv.URL, nil)
+	a.PowerOn()
+	hb := recv(t, ironic.heartbeats, "heartbeat")
+	return a, m, ironic, &conductor{t: t, url: hb["callback_url"], token: hb["agent_token"]}
+}
+
 func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
 	select {
@@ -304,12 +316,8 @@ func TestDeploy(t *testing.T) {
 
 // A wrong checksum fails write_image as IPA does, naming both sums.
 func TestChecksumMismatch(t *testing.T) {
-	ironic, isrv := newFakeIronic(t)
-	a, _ := startAgent(t, isrv.URL, nil)
 	url := imageServer(t, []byte("image"))
-	a.PowerOn()
-	hb := recv(t, ironic.heartbeats, "heartbeat")
-	c := &conductor{t: t, url: hb["callback_url"], token: hb["agent_token"]}
+	a, _, _, c := bootedAgent(t)
 	wrong := strings.Repeat("0", 64)
 	done := c.run("deploy.execute_deploy_step", writeImageParams(t, url, wrong))
 	if done.Status != "FAILED" || done.Error == nil || done.Error.Type != "ImageChecksumError" ||
@@ -327,11 +335,7 @@ func TestChecksumMismatch(t *testing.T) {
 // Every power-on is a fresh agent: a new lookup and token, an empty
 // command list; the old token is refused. Cleaning steps run.
 func TestFreshAgentPerBoot(t *testing.T) {
-	ironic, isrv := newFakeIronic(t)
-	a, m := startAgent(t, isrv.URL, nil)
-	a.PowerOn()
-	hb := recv(t, ironic.heartbeats, "heartbeat")
-	c := &conductor{t: t, url: hb["callback_url"], token: hb["agent_token"]}
+	a, m, ironic, c := bootedAgent(t)
 	_, steps := c.command("clean.get_clean_steps", map[string]any{}, true)
 	if !strings.Contains(fmt.Sprint(steps.Result), "erase_devices_metadata") {
 		t.Fatalf("clean steps %+v", steps)
@@ -369,12 +373,8 @@ func TestFreshAgentPerBoot(t *testing.T) {
 
 // Faults: a failing command, a failing download, stopped heartbeats.
 func TestFaults(t *testing.T) {
-	ironic, isrv := newFakeIronic(t)
-	a, _ := startAgent(t, isrv.URL, nil)
 	url := imageServer(t, []byte("image"))
-	a.PowerOn()
-	hb := recv(t, ironic.heartbeats, "heartbeat")
-	c := &conductor{t: t, url: hb["callback_url"], token: hb["agent_token"]}
+	a, _, ironic, c := bootedAgent(t)
 
 	a.SetFaults(Faults{FailCommand: "erase_devices_metadata", FailMessage: "disk on fire"})
 	done := c.run("clean.execute_clean_step", map[string]any{"step": map[string]any{"interface": "deploy", "step": "erase_devices_metadata"}})
@@ -430,14 +430,10 @@ func TestLookupFindsNothing(t *testing.T) {
 // RAID clean steps keep the node's target configuration; a slow download
 // keeps write_image RUNNING until it finishes.
 func TestRAIDAndSlowDownload(t *testing.T) {
-	ironic, isrv := newFakeIronic(t)
-	a, _ := startAgent(t, isrv.URL, nil)
 	img := []byte("image")
 	sum := sha256.Sum256(img)
 	url := imageServer(t, img)
-	a.PowerOn()
-	hb := recv(t, ironic.heartbeats, "heartbeat")
-	c := &conductor{t: t, url: hb["callback_url"], token: hb["agent_token"]}
+	a, _, _, c := bootedAgent(t)
 
 	raid := map[string]any{"logical_disks": []any{map[string]any{"size_gb": "MAX", "raid_level": "1", "is_root_volume": true}}}
 	done := c.run("clean.execute_clean_step", map[string]any{"step": map[string]any{"interface": "raid", "step": "create_configuration"},

@@ -22,20 +22,20 @@ func TestNetworkDataTemplate(t *testing.T) {
 	m := networkDataModel{
 		Links: &linksModel{
 			Ethernets: []ethernetModel{
-				{ID: str("eth0"), Type: types.StringNull(), MTU: types.Int64Null(), MACAddress: types.StringNull(),
-					FromHostInterface: str("eno1"), Name: types.StringNull()},
-				{ID: str("eth1"), Type: str("phy"), MTU: types.Int64Value(9000), MACAddress: str("52:54:00:00:00:02"),
-					FromHostInterface: types.StringNull(), Name: str("data0")},
+				{linkModel: linkModel{ID: str("eth0"), MTU: types.Int64Null(), MACAddress: types.StringNull(),
+					FromHostInterface: str("eno1")}, Type: types.StringNull(), Name: types.StringNull()},
+				{linkModel: linkModel{ID: str("eth1"), MTU: types.Int64Value(9000), MACAddress: str("52:54:00:00:00:02"),
+					FromHostInterface: types.StringNull()}, Type: str("phy"), Name: str("data0")},
 			},
 			Bonds: []bondModel{{
-				ID: str("bond0"), MTU: types.Int64Null(), MACAddress: types.StringNull(), FromHostInterface: str("eno1"),
-				Mode: str("802.3ad"), XmitHashPolicy: str("layer3+4"),
+				linkModel: linkModel{ID: str("bond0"), MTU: types.Int64Null(), MACAddress: types.StringNull(), FromHostInterface: str("eno1")},
+				Mode:      str("802.3ad"), XmitHashPolicy: str("layer3+4"),
 				Parameters: types.MapValueMust(types.StringType, map[string]attr.Value{"miimon": str("100"), "use_carrier": str("true"), "lacp_rate": str("fast")}),
 				Links:      types.ListValueMust(types.StringType, []attr.Value{str("eth0"), str("eth1")}),
 			}},
 			VLANs: []vlanModel{{
-				ID: str("vlan20"), MTU: types.Int64Null(), MACAddress: types.StringNull(), FromHostInterface: types.StringNull(),
-				VLANID: types.Int64Value(20), VLANLink: str("bond0"),
+				linkModel: linkModel{ID: str("vlan20"), MTU: types.Int64Null(), MACAddress: types.StringNull(), FromHostInterface: types.StringNull()},
+				VLANID:    types.Int64Value(20), VLANLink: str("bond0"),
 			}},
 		},
 		Networks: &networksModel{

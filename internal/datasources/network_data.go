@@ -52,33 +52,38 @@ type linksModel struct {
 	VLANs     []vlanModel     `tfsdk:"vlans"`
 }
 
-type ethernetModel struct {
+// linkModel is what every link (ethernet, bond, VLAN) has.
+type linkModel struct {
 	ID                types.String `tfsdk:"id"`
-	Type              types.String `tfsdk:"type"`
 	MTU               types.Int64  `tfsdk:"mtu"`
 	MACAddress        types.String `tfsdk:"mac_address"`
 	FromHostInterface types.String `tfsdk:"from_host_interface"`
-	Name              types.String `tfsdk:"name"`
+}
+
+// values are the link's id, MTU, MAC address and NIC name, as
+// networkdata's links take them.
+func (l linkModel) values() (id string, mtu int, mac, fromNIC string) {
+	return l.ID.ValueString(), int(l.MTU.ValueInt64()), l.MACAddress.ValueString(), l.FromHostInterface.ValueString()
+}
+
+type ethernetModel struct {
+	linkModel
+	Type types.String `tfsdk:"type"`
+	Name types.String `tfsdk:"name"`
 }
 
 type bondModel struct {
-	ID                types.String `tfsdk:"id"`
-	MTU               types.Int64  `tfsdk:"mtu"`
-	MACAddress        types.String `tfsdk:"mac_address"`
-	FromHostInterface types.String `tfsdk:"from_host_interface"`
-	Mode              types.String `tfsdk:"mode"`
-	XmitHashPolicy    types.String `tfsdk:"xmit_hash_policy"`
-	Parameters        types.Map    `tfsdk:"parameters"`
-	Links             types.List   `tfsdk:"links"`
+	linkModel
+	Mode           types.String `tfsdk:"mode"`
+	XmitHashPolicy types.String `tfsdk:"xmit_hash_policy"`
+	Parameters     types.Map    `tfsdk:"parameters"`
+	Links          types.List   `tfsdk:"links"`
 }
 
 type vlanModel struct {
-	ID                types.String `tfsdk:"id"`
-	MTU               types.Int64  `tfsdk:"mtu"`
-	MACAddress        types.String `tfsdk:"mac_address"`
-	FromHostInterface types.String `tfsdk:"from_host_interface"`
-	VLANID            types.Int64  `tfsdk:"vlan_id"`
-	VLANLink          types.String `tfsdk:"vlan_link"`
+	linkModel
+	VLANID   types.Int64  `tfsdk:"vlan_id"`
+	VLANLink types.String `tfsdk:"vlan_link"`
 }
 
 type networksModel struct {
@@ -156,6 +161,24 @@ func fromNICAttr() schema.StringAttribute {
 		"`fromHostInterface`. A name the host does not have is an error that lists the NICs it has.")
 }
 
+// links is a list of links (ethernets, bonds or VLANs): their id (idDesc),
+// mtu, mac_address and from_host_interface, and their own attributes.
+func links(desc, idDesc string, own map[string]schema.Attribute) schema.ListNestedAttribute {
+	attrs := map[string]schema.Attribute{
+		"id":                  reqString(idDesc),
+		"mtu":                 mtuAttr(),
+		"mac_address":         macAttr(),
+		"from_host_interface": fromNICAttr(),
+	}
+	for k, v := range own {
+		attrs[k] = v
+	}
+	return schema.ListNestedAttribute{
+		Optional: true, Description: desc,
+		NestedObject: schema.NestedAttributeObject{Attributes: attrs},
+	}
+}
+
 func routesAttr() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Optional:    true,
@@ -228,60 +251,39 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			"links": schema.SingleNestedAttribute{
 				Optional: true, Description: "Layer-2 interfaces. Link ids are unique across ethernets, bonds and VLANs.",
 				Attributes: map[string]schema.Attribute{
-					"ethernets": schema.ListNestedAttribute{
-						Optional: true, Description: "Physical (or virtual) interfaces.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"id": reqString("Link id other entries refer to."),
-							"type": schema.StringAttribute{
-								Optional: true, Description: "OpenStack link type: `phy` (default), `bridge`, `dvs`, `hw_veb`, `hyperv`, `ovs`, `tap`, `vhostuser` or `vif`.",
-								Validators: []validator.String{stringvalidator.OneOf("bridge", "dvs", "hw_veb", "hyperv", "ovs", "phy", "tap", "vhostuser", "vif")},
-							},
-							"mtu":                 mtuAttr(),
-							"mac_address":         macAttr(),
-							"from_host_interface": fromNICAttr(),
-							"name":                optString("Renames the interface (cloud-init renames the NIC it finds by MAC). An ethernet needs a MAC or a name."),
-						}},
-					},
-					"bonds": schema.ListNestedAttribute{
-						Optional: true, Description: "Bonded interfaces.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"id":                  reqString("Link id."),
-							"mtu":                 mtuAttr(),
-							"mac_address":         macAttr(),
-							"from_host_interface": fromNICAttr(),
-							"mode": schema.StringAttribute{
-								Required: true, Description: "Bonding mode: `balance-rr`, `active-backup`, `balance-xor`, `broadcast`, `balance-tlb`, `balance-alb` or `802.3ad`.",
-								Validators: []validator.String{stringvalidator.OneOf("balance-rr", "active-backup", "balance-xor", "broadcast", "balance-tlb", "balance-alb", "802.3ad")},
-							},
-							"xmit_hash_policy": schema.StringAttribute{
-								Optional: true, Description: "Transmit hash policy: `layer2`, `layer2+3`, `layer3+4`, `encap2+3`, `encap3+4` or `vlan+srcmac`.",
-								Validators: []validator.String{stringvalidator.OneOf("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4", "vlan+srcmac")},
-							},
-							"parameters": schema.MapAttribute{
-								Optional: true, ElementType: types.StringType,
-								Description: "Further bonding options, rendered as `bond_<key>` (e.g. `miimon = \"100\"`). Values that " +
-									"are integers or `true`/`false` are rendered as JSON numbers and booleans.",
-							},
-							"links": schema.ListAttribute{
-								Required: true, ElementType: types.StringType,
-								Description: "Ids of the member ethernet links.",
-							},
-						}},
-					},
-					"vlans": schema.ListNestedAttribute{
-						Optional: true, Description: "Tagged interfaces.",
-						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-							"id":                  reqString("Link id."),
-							"mtu":                 mtuAttr(),
-							"mac_address":         macAttr(),
-							"from_host_interface": fromNICAttr(),
-							"vlan_id": schema.Int64Attribute{
-								Required: true, Description: "802.1Q tag, 1 to 4094.",
-								Validators: []validator.Int64{int64validator.Between(1, 4094)},
-							},
-							"vlan_link": reqString("Id of the ethernet or bond link the VLAN sits on."),
-						}},
-					},
+					"ethernets": links("Physical (or virtual) interfaces.", "Link id other entries refer to.", map[string]schema.Attribute{
+						"type": schema.StringAttribute{
+							Optional: true, Description: "OpenStack link type: `phy` (default), `bridge`, `dvs`, `hw_veb`, `hyperv`, `ovs`, `tap`, `vhostuser` or `vif`.",
+							Validators: []validator.String{stringvalidator.OneOf("bridge", "dvs", "hw_veb", "hyperv", "ovs", "phy", "tap", "vhostuser", "vif")},
+						},
+						"name": optString("Renames the interface (cloud-init renames the NIC it finds by MAC). An ethernet needs a MAC or a name."),
+					}),
+					"bonds": links("Bonded interfaces.", "Link id.", map[string]schema.Attribute{
+						"mode": schema.StringAttribute{
+							Required: true, Description: "Bonding mode: `balance-rr`, `active-backup`, `balance-xor`, `broadcast`, `balance-tlb`, `balance-alb` or `802.3ad`.",
+							Validators: []validator.String{stringvalidator.OneOf("balance-rr", "active-backup", "balance-xor", "broadcast", "balance-tlb", "balance-alb", "802.3ad")},
+						},
+						"xmit_hash_policy": schema.StringAttribute{
+							Optional: true, Description: "Transmit hash policy: `layer2`, `layer2+3`, `layer3+4`, `encap2+3`, `encap3+4` or `vlan+srcmac`.",
+							Validators: []validator.String{stringvalidator.OneOf("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4", "vlan+srcmac")},
+						},
+						"parameters": schema.MapAttribute{
+							Optional: true, ElementType: types.StringType,
+							Description: "Further bonding options, rendered as `bond_<key>` (e.g. `miimon = \"100\"`). Values that " +
+								"are integers or `true`/`false` are rendered as JSON numbers and booleans.",
+						},
+						"links": schema.ListAttribute{
+							Required: true, ElementType: types.StringType,
+							Description: "Ids of the member ethernet links.",
+						},
+					}),
+					"vlans": links("Tagged interfaces.", "Link id.", map[string]schema.Attribute{
+						"vlan_id": schema.Int64Attribute{
+							Required: true, Description: "802.1Q tag, 1 to 4094.",
+							Validators: []validator.Int64{int64validator.Between(1, 4094)},
+						},
+						"vlan_link": reqString("Id of the ethernet or bond link the VLAN sits on."),
+					}),
 				},
 			},
 			"networks": schema.SingleNestedAttribute{
@@ -374,15 +376,15 @@ func (m *networkDataModel) template(ctx context.Context) (networkdata.Template, 
 	var t networkdata.Template
 	if l := m.Links; l != nil {
 		for _, e := range l.Ethernets {
+			id, mtu, mac, from := e.values()
 			t.Links.Ethernets = append(t.Links.Ethernets, networkdata.Ethernet{
-				Type: e.Type.ValueString(), ID: e.ID.ValueString(), MTU: int(e.MTU.ValueInt64()),
-				MACAddress: e.MACAddress.ValueString(), FromHostInterface: e.FromHostInterface.ValueString(), Name: e.Name.ValueString(),
+				Type: e.Type.ValueString(), ID: id, MTU: mtu, MACAddress: mac, FromHostInterface: from, Name: e.Name.ValueString(),
 			})
 		}
 		for _, b := range l.Bonds {
+			id, mtu, mac, from := b.values()
 			bond := networkdata.Bond{
-				ID: b.ID.ValueString(), MTU: int(b.MTU.ValueInt64()), MACAddress: b.MACAddress.ValueString(),
-				FromHostInterface: b.FromHostInterface.ValueString(), Mode: b.Mode.ValueString(),
+				ID: id, MTU: mtu, MACAddress: mac, FromHostInterface: from, Mode: b.Mode.ValueString(),
 				XmitHashPolicy: b.XmitHashPolicy.ValueString(), Links: listStrings(ctx, b.Links, &diags),
 			}
 			if !b.Parameters.IsNull() && !b.Parameters.IsUnknown() {
@@ -396,9 +398,10 @@ func (m *networkDataModel) template(ctx context.Context) (networkdata.Template, 
 			t.Links.Bonds = append(t.Links.Bonds, bond)
 		}
 		for _, v := range l.VLANs {
+			id, mtu, mac, from := v.values()
 			t.Links.VLANs = append(t.Links.VLANs, networkdata.VLAN{
-				ID: v.ID.ValueString(), MTU: int(v.MTU.ValueInt64()), MACAddress: v.MACAddress.ValueString(),
-				FromHostInterface: v.FromHostInterface.ValueString(), VLANID: int(v.VLANID.ValueInt64()), VLANLink: v.VLANLink.ValueString(),
+				ID: id, MTU: mtu, MACAddress: mac, FromHostInterface: from,
+				VLANID: int(v.VLANID.ValueInt64()), VLANLink: v.VLANLink.ValueString(),
 			})
 		}
 	}

@@ -100,6 +100,17 @@ func host(args string) string {
 	}, args)
 }
 
+// bmcAt is a host's bmc attribute with the corpus' credentials, at
+// address.
+func bmcAt(address string) string {
+	return fmt.Sprintf(`
+  bmc = {
+    address  = %q
+    username = "admin"
+    password = "secret"
+  }`, address)
+}
+
 func claim(args string) string {
 	return resourceBlock("baremetal_host_claim", map[string]string{}, args)
 }
@@ -268,31 +279,15 @@ func corpus() []badCase {
 		bad("label key with an upper-case prefix", "labels", host(`labels = { "Example.com/role" = "worker" }`),
 			`label key "Example.com/role": the prefix "Example.com" must be a lower-case DNS subdomain`),
 		bad("UEFISecureBoot on ipmi", "boot_mode", host(`
-  boot_mode = "UEFISecureBoot"
-  bmc = {
-    address  = "ipmi://10.0.0.6"
-    username = "admin"
-    password = "secret"
-  }`), "UEFISecureBoot", `BMC address type "ipmi"`, "cannot do secure boot"),
+  boot_mode = "UEFISecureBoot"`+bmcAt("ipmi://10.0.0.6")),
+			"UEFISecureBoot", `BMC address type "ipmi"`, "cannot do secure boot"),
 		bad("UEFISecureBoot on libvirt", "boot_mode", host(`
-  boot_mode = "UEFISecureBoot"
-  bmc = {
-    address  = "libvirt://10.0.0.6"
-    username = "admin"
-    password = "secret"
-  }`), "UEFISecureBoot", `BMC address type "libvirt"`),
-		bad("path on an ipmi address", "bmc.address", host(`
-  bmc = {
-    address  = "ipmi://10.0.0.6:623/redfish/v1/Systems/1"
-    username = "admin"
-    password = "secret"
-  }`), "Invalid bmc.address", `"ipmi://10.0.0.6:623/redfish/v1/Systems/1"`, "has a path"),
-		bad("unknown BMC scheme", "bmc.address", host(`
-  bmc = {
-    address  = "redfishx://10.0.0.6"
-    username = "admin"
-    password = "secret"
-  }`), "Invalid bmc.address", `unknown BMC address scheme "redfishx"`),
+  boot_mode = "UEFISecureBoot"`+bmcAt("libvirt://10.0.0.6")),
+			"UEFISecureBoot", `BMC address type "libvirt"`),
+		bad("path on an ipmi address", "bmc.address", host(bmcAt("ipmi://10.0.0.6:623/redfish/v1/Systems/1")),
+			"Invalid bmc.address", `"ipmi://10.0.0.6:623/redfish/v1/Systems/1"`, "has a path"),
+		bad("unknown BMC scheme", "bmc.address", host(bmcAt("redfishx://10.0.0.6")),
+			"Invalid bmc.address", `unknown BMC address scheme "redfishx"`),
 		bad("unknown interface", "interfaces", host(`interfaces = { boots = "pxe" }`),
 			`"boots"`),
 		bad("boot mode in lower case", "boot_mode", host(`boot_mode = "uefi"`), "boot_mode", `got: "uefi"`),

@@ -170,23 +170,22 @@ func generateClaimName() string {
 func (r *claimResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan claimModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	cat, ok := readWith(ctx, req.Plan.Get, &plan, r.claimCatalog, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	cat := r.claimCatalog(&resp.Diagnostics)
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
 	sel, diags := plan.selector(ctx)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	if err := sel.Validate(); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("labels"), "Invalid label selector", err.Error())
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	defer cancel()
 
 	name := plan.Name.ValueString()
@@ -271,12 +270,10 @@ func (r *claimResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if !ok {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := lifecycle.ReleaseClaim(ctx, cat, state.AllocationID.ValueString(), state.HostID.ValueString())
 	if err != nil && !detachedDiag(ctx, &resp.Diagnostics, err) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
@@ -16,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -189,37 +189,31 @@ func refusalDiag(diags *diag.Diagnostics, e *lifecycle.FirmwareRefusal) {
 
 func (r *firmwareSettingsResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
-	var plan firmwareSettingsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	r.apply(ctx, timeout, &plan, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, req.Plan, true, &resp.State, &resp.Diagnostics)
 }
 
 func (r *firmwareSettingsResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
-	var plan firmwareSettingsModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	r.apply(ctx, timeout, &plan, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, req.Plan, false, &resp.State, &resp.Diagnostics)
 }
 
-// apply validates and applies the plan's settings within timeout, then
-// saves what Ironic reports; the state is saved also after a failure (the
-// resource is then tainted), so the host is never lost. It does nothing
-// when diags already holds an error (reading the plan or its timeout).
-func (r *firmwareSettingsResource) apply(ctx context.Context, timeout time.Duration, plan *firmwareSettingsModel, state stateSetter, diags *diag.Diagnostics) {
-	if diags.HasError() {
+// apply reads the plan, validates and applies its settings within the
+// create (or else the update) timeout, then saves what Ironic reports; the
+// state is saved also after a failure (the resource is then tainted), so
+// the host is never lost.
+func (r *firmwareSettingsResource) apply(ctx context.Context, p tfsdk.Plan, create bool, state stateSetter, diags *diag.Diagnostics) {
+	plan := &firmwareSettingsModel{}
+	if diags.Append(p.Get(ctx, plan)...); diags.HasError() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	get, def := plan.Timeouts.Update, defaultUpdateTimeout
+	if create {
+		get, def = plan.Timeouts.Create, defaultCreateTimeout
+	}
+	ctx, cancel, ok := deadline(ctx, get, def, diags)
+	if !ok {
+		return
+	}
 	defer cancel()
 	redfish := plan.BMC.Access(diags)
 	if diags.HasError() {
@@ -315,12 +309,10 @@ func (r *firmwareSettingsResource) Delete(ctx context.Context, req resource.Dele
 	if resp.Diagnostics.HasError() || !m.ResetOnDestroy.ValueBool() {
 		return
 	}
-	timeout, diags := m.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := deadline(ctx, m.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	host, err := r.clients.ResetFirmware(ctx, m.ID.ValueString(), TFLog{})
 	var refusal *lifecycle.FirmwareRefusal

@@ -209,12 +209,10 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if !r.hasFirmware() || r.clients.Updater == nil {
 		resp.Diagnostics.AddError("Provider not configured", "the provider has no Ironic firmware client configured")

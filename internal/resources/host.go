@@ -225,23 +225,14 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan hostModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	wo, diags := configSecrets(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	spec, ok := plannedSpec(ctx, req.Plan, req.Config, &plan, &resp.Diagnostics)
+	if !ok || !r.preflight(ctx, &plan, spec.BMC, &resp.Diagnostics) {
 		return
 	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	spec, diags := plan.spec(ctx, wo)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if !r.preflight(ctx, &plan, spec.BMC, &resp.Diagnostics) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx = tflog.SetField(ctx, "host", spec.Name)
 
@@ -249,6 +240,19 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 	resp.Diagnostics.Append(applyOnline(ctx, req.Config, h)...)
 	plan.applyDay2(h)
 	r.converge(ctx, h, &plan, &resp.State, &resp.Diagnostics, "Creating host "+spec.Name)
+}
+
+// plannedSpec reads the plan into plan, with the write-only secrets from
+// the configuration, and returns the host's spec; false after an error.
+func plannedSpec(ctx context.Context, p tfsdk.Plan, cfg tfsdk.Config, plan *hostModel, diags *diag.Diagnostics) (lifecycle.HostSpec, bool) {
+	diags.Append(p.Get(ctx, plan)...)
+	wo, d := configSecrets(ctx, cfg)
+	if diags.Append(d...); diags.HasError() {
+		return lifecycle.HostSpec{}, false
+	}
+	spec, d := plan.spec(ctx, wo)
+	diags.Append(d...)
+	return spec, !diags.HasError()
 }
 
 // converge runs h to its goal and syncs its ports, then saves it, also
@@ -294,20 +298,13 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan, state hostModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	spec, ok := plannedSpec(ctx, req.Plan, req.Config, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	wo, diags := configSecrets(ctx, req.Config)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := plan.Timeouts.Update(ctx, defaultUpdateTimeout)
-	resp.Diagnostics.Append(diags...)
-	spec, diags := plan.spec(ctx, wo)
-	resp.Diagnostics.Append(diags...)
 	old, diags := state.access(ctx, noSecrets())
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	if spec.BMC.CredentialsVersion != old.CredentialsVersion {
@@ -315,7 +312,10 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 			return
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	if !ok {
+		return
+	}
 	defer cancel()
 	ctx = tflog.SetField(ctx, "host", spec.Name)
 
@@ -343,14 +343,12 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
 	spec, diags := state.spec(ctx, noSecrets())
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	ctx = tflog.SetField(ctx, "host", spec.Name)
 

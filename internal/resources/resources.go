@@ -86,6 +86,19 @@ const (
 	refreshTimeout = 5 * time.Minute
 )
 
+// deadline is ctx bounded by one operation's timeout: get is that
+// operation's getter of the timeouts block (plan.Timeouts.Create, ...), def
+// its default. False after an error, with ctx as it was.
+func deadline(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
+	def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	timeout, d := get(ctx, def)
+	if diags.Append(d...); diags.HasError() {
+		return ctx, func() {}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return ctx, cancel, true
+}
+
 func timeString(t time.Time) string {
 	if t.IsZero() {
 		return ""

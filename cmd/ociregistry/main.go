@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	reg := ociregistry.New(*user, password)
 	srv := &http.Server{Handler: reg}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	defer func() { _ = srv.Close() }()
 	p, err := ociregistry.Push(ctx, ln.Addr().String(), *repo, *tag, *user, password,
 		ociregistry.DiskImage{Data: data, FileName: file, DiskType: "qcow2", Arch: *arch})
 	if err != nil {
@@ -88,7 +88,7 @@ func diskImage(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	p := filepath.Join(dir, "demo.qcow2")
 	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", p, "64M").CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("qemu-img create: %v: %s", err, out)

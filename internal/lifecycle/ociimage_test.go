@@ -15,7 +15,10 @@ type apiMax struct {
 	asked int
 }
 
-func (a *apiMax) ServerMaxMicroversion(context.Context) (string, error) { a.asked++; return a.max, a.err }
+func (a *apiMax) ServerMaxMicroversion(context.Context) (string, error) {
+	a.asked++
+	return a.max, a.err
+}
 
 func TestCheckImageSupported(t *testing.T) {
 	oci := &lifecycle.Image{URL: "oci://quay.io/org/os:1"}

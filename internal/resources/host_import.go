@@ -28,17 +28,13 @@ type stateData interface {
 // setImportedHost writes into st, a null state, what an import knows of
 // the node obs before it is read.
 func setImportedHost(ctx context.Context, st stateData, obs lifecycle.Observation) diag.Diagnostics {
-	var diags diag.Diagnostics
-	for attr, v := range map[string]any{
+	return setAttributes(ctx, st, map[string]any{
 		"id":                     obs.ID,
 		"name":                   obs.Name,
 		"provisioning_state":     string(obs.State),
 		"online":                 obs.PoweredOn != nil && *obs.PoweredOn,
 		"externally_provisioned": obs.State == lifecycle.StateExternallyProvisioned,
-	} {
-		diags.Append(st.SetAttribute(ctx, path.Root(attr), v)...)
-	}
-	return diags
+	})
 }
 
 // importedHost writes into st, a null state, the host an import of node
@@ -113,4 +109,13 @@ func (m *hostModel) readDefaults(obs lifecycle.Observation) {
 			m.DriverInfo = tfglue.StringMap(obs.DriverInfo)
 		}
 	}
+}
+
+// setAttributes writes each value into its root attribute of st.
+func setAttributes(ctx context.Context, st stateData, values map[string]any) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for attr, v := range values {
+		diags.Append(st.SetAttribute(ctx, path.Root(attr), v)...)
+	}
+	return diags
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
@@ -72,6 +73,11 @@ variable "pull_secret" {
   sensitive = true
 }
 
+variable "secret_version" {
+  type    = string
+  default = "1"
+}
+
 resource "terraform_data" "url" {
   input = %q
 }
@@ -82,7 +88,7 @@ resource "baremetal_deployment" "d" {
     url                    = %s
     checksum               = %s
     pull_secret_wo         = var.pull_secret
-    pull_secret_wo_version = "1"
+    pull_secret_wo_version = var.secret_version
   }
 }
 `, srv.URL, c.url, urlExpr(c.url, c.later), checksumFor(c.url))
@@ -116,7 +122,26 @@ resource "baremetal_deployment" "d" {
 					},
 				)
 			}
-			acctest.Test(t, nil, []resource.TestStep{step})
+			steps := []resource.TestStep{step}
+			if c.wantErr == "" {
+				// A new version and secret replace the deployment, which
+				// sends the new secret.
+				newSecret := "robot:" + ociPullToken + "-2"
+				steps = append(steps, resource.TestStep{Config: cfg,
+					ConfigVariables: config.Variables{"pull_secret": config.StringVariable(newSecret), "secret_version": config.StringVariable("2")},
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("baremetal_deployment.d", plancheck.ResourceActionDestroyBeforeCreate),
+					}},
+					Check: func(*terraform.State) error {
+						want := base64.StdEncoding.EncodeToString([]byte(newSecret))
+						if srv.MustNode(id).InstanceInfo["image_pull_secret"] != want {
+							return fmt.Errorf("the new pull secret was not sent")
+						}
+						return nil
+					},
+				})
+			}
+			acctest.Test(t, nil, steps)
 			patched := false
 			for _, r := range srv.Requests() {
 				if r.Method == "PATCH" && strings.Contains(r.Body, "/instance_info/image_pull_secret") {

@@ -38,8 +38,17 @@ type softwareVolumeModel struct {
 }
 
 func raidSchema() schema.SingleNestedAttribute {
-	size := schema.Int64Attribute{Optional: true, Description: "Size in GiB; unset uses all the space left (Ironic's `MAX`)."}
 	hints := rootDeviceHintsSchema("")
+	// volumes is a list of volumes of one kind: their size, their level
+	// (levels lists those the kind takes) and the kind's own attributes.
+	volumes := func(desc, levels string, own map[string]schema.Attribute) schema.ListNestedAttribute {
+		own["size_gigabytes"] = schema.Int64Attribute{Optional: true, Description: "Size in GiB; unset uses all the space left (Ironic's `MAX`)."}
+		own["level"] = schema.StringAttribute{Required: true, Description: "RAID level: " + levels + "."}
+		return schema.ListNestedAttribute{
+			Optional: true, Description: desc,
+			NestedObject: schema.NestedAttributeObject{Attributes: own},
+		}
+	}
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		Description: "RAID as in BMO's `spec.raid`, applied while the host is prepared: Ironic's `target_raid_config` is set " +
@@ -50,14 +59,10 @@ func raidSchema() schema.SingleNestedAttribute {
 			"are exclusive, levels are checked, sizes are positive, the first software volume is RAID-1, and the raid " +
 			"interface must support the kind asked for.",
 		Attributes: map[string]schema.Attribute{
-			"hardware_volumes": schema.ListNestedAttribute{
-				Optional:    true,
-				Description: "Hardware RAID volumes (Ironic logical disks), built by the BMC's RAID controller.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"size_gigabytes": size,
-					"level":          schema.StringAttribute{Required: true, Description: "RAID level: `0`, `1`, `2`, `5`, `6`, `1+0`, `5+0` or `6+0`."},
-					"name":           schema.StringAttribute{Optional: true, Description: "Volume name."},
-					"rotational":     schema.BoolAttribute{Optional: true, Description: "true: spinning disks (hdd); false: SSD; unset: any."},
+			"hardware_volumes": volumes("Hardware RAID volumes (Ironic logical disks), built by the BMC's RAID controller.",
+				"`0`, `1`, `2`, `5`, `6`, `1+0`, `5+0` or `6+0`", map[string]schema.Attribute{
+					"name":       schema.StringAttribute{Optional: true, Description: "Volume name."},
+					"rotational": schema.BoolAttribute{Optional: true, Description: "true: spinning disks (hdd); false: SSD; unset: any."},
 					"number_of_physical_disks": schema.Int64Attribute{
 						Optional: true, Description: "How many physical disks the volume uses.",
 					},
@@ -66,21 +71,15 @@ func raidSchema() schema.SingleNestedAttribute {
 						Optional: true, ElementType: types.StringType,
 						Description: "Names of the physical disks to use, as the controller names them.",
 					},
-				}},
-			},
-			"software_volumes": schema.ListNestedAttribute{
-				Optional:    true,
-				Description: "Software RAID volumes (built by the agent ramdisk; the raid interface must be `agent`). At most two; the first is RAID-1.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"size_gigabytes": size,
-					"level":          schema.StringAttribute{Required: true, Description: "RAID level: `0`, `1` or `1+0`."},
-					"physical_disks": schema.ListNestedAttribute{
-						Optional:     true,
-						Description:  "The disks, each selected by root device hints.",
-						NestedObject: schema.NestedAttributeObject{Attributes: hints.Attributes},
-					},
-				}},
-			},
+				}),
+			"software_volumes": volumes("Software RAID volumes (built by the agent ramdisk; the raid interface must be `agent`). "+
+				"At most two; the first is RAID-1.", "`0`, `1` or `1+0`", map[string]schema.Attribute{
+				"physical_disks": schema.ListNestedAttribute{
+					Optional:     true,
+					Description:  "The disks, each selected by root device hints.",
+					NestedObject: schema.NestedAttributeObject{Attributes: hints.Attributes},
+				},
+			}),
 		},
 	}
 }

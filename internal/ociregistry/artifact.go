@@ -60,7 +60,7 @@ type rawManifest struct {
 	mediaType string
 }
 
-func (m rawManifest) RawManifest() ([]byte, error)          { return m.body, nil }
+func (m rawManifest) RawManifest() ([]byte, error)        { return m.body, nil }
 func (m rawManifest) MediaType() (types.MediaType, error) { return types.MediaType(m.mediaType), nil }
 
 func digestOf(b []byte) string {

@@ -12,20 +12,16 @@ package actions
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // All returns the provider's actions.
@@ -58,44 +54,6 @@ func (b *base) ready(diags *diag.Diagnostics) bool {
 		return false
 	}
 	return true
-}
-
-// hostAttribute is host_id: the host the action acts on.
-func hostAttribute() schema.StringAttribute {
-	return schema.StringAttribute{
-		Required: true,
-		Description: "The host to act on: its Ironic node UUID or name (a `baremetal_host`'s `id` or `name`). " +
-			"A detached host (`detached = true`) is refused.",
-		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
-	}
-}
-
-// timeoutAttribute is timeout, with the action's default.
-func timeoutAttribute(def time.Duration) schema.StringAttribute {
-	return schema.StringAttribute{
-		Optional: true,
-		Description: fmt.Sprintf("How long the action may take, as a duration such as `20m`; default `%s`. "+
-			"Past it the action fails with an error that names the host, its state and what it was waiting for.", shortDuration(def)),
-		Validators: []validator.String{validators.Duration()},
-	}
-}
-
-// modeAttribute is mode: soft or hard.
-func modeAttribute(desc string) schema.StringAttribute {
-	return schema.StringAttribute{
-		Optional:    true,
-		Description: desc,
-		Validators:  []validator.String{stringvalidator.OneOf("soft", "hard")},
-	}
-}
-
-// shortDuration is d as it is written in a configuration: 20m, 1h.
-func shortDuration(d time.Duration) string {
-	s := strings.TrimSuffix(d.String(), "0s")
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // hostModel is what every action's configuration has: the host and the

@@ -8,12 +8,9 @@ import (
 	"errors"
 	"sort"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
-	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -60,25 +57,4 @@ func sortedStringList(s []string) types.List {
 	c := append([]string(nil), s...)
 	sort.Strings(c)
 	return tfglue.StringList(c)
-}
-
-// hostIDAttribute is the host_id of a data source that reads one host.
-func hostIDAttribute() schema.StringAttribute {
-	return schema.StringAttribute{
-		Required:    true,
-		Description: "The host: Ironic node UUID or name.",
-		Validators:  []validator.String{stringvalidator.LengthAtLeast(1)},
-	}
-}
-
-func computedString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{Computed: true, Description: desc}
-}
-
-func computedInt(desc string) schema.Int64Attribute {
-	return schema.Int64Attribute{Computed: true, Description: desc}
-}
-
-func computedBool(desc string) schema.BoolAttribute {
-	return schema.BoolAttribute{Computed: true, Description: desc}
 }

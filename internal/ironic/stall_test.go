@@ -2,60 +2,27 @@ package ironic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// oneNode serves one node (GET /v1/nodes/{uuid or name}) and records the
-// provision state verbs it is sent.
-type oneNode struct {
-	mu    sync.Mutex
-	node  map[string]any
-	verbs []string
-}
-
-func (o *oneNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case r.Method == http.MethodGet && (strings.HasSuffix(r.URL.Path, "/node-1") || strings.HasSuffix(r.URL.Path, "/host-1")):
-		_ = json.NewEncoder(w).Encode(o.node)
-	case r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/states/provision"):
-		var body struct {
-			Target string `json:"target"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		o.verbs = append(o.verbs, body.Target)
-		w.WriteHeader(http.StatusAccepted)
-	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/ports"):
-		_ = json.NewEncoder(w).Encode(map[string]any{"ports": []any{}})
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-func stallEnv(t *testing.T, node map[string]any, now time.Time) (*Provisioner, *oneNode) {
+// stallEnv is a fake Ironic (Settle off: nodes stay where they are) with
+// node n as host-1, and a provisioner whose stall limit is three minutes
+// at now; it returns the host, its node created.
+func stallEnv(t *testing.T, n nodes.Node, now time.Time) (*Provisioner, *ironictest.Server, *lifecycle.Host) {
 	t.Helper()
-	o := &oneNode{node: node}
-	srv := httptest.NewServer(o)
-	t.Cleanup(srv.Close)
-	sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: srv.URL + "/v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Microversion = "1.82"
-	return NewProvisioner(sc, nil, WithStallTimeout(3*time.Minute, func() time.Time { return now })), o
+	p, srv := onFake(t, WithStallTimeout(3*time.Minute, func() time.Time { return now }))
+	srv.Settle = false
+	n.Name, n.Driver = "host-1", "fake-hardware"
+	id := srv.AddNode(n)
+	return p, srv, &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-1"}, Status: lifecycle.HostStatus{ID: id}}
 }
 
 // A node in a state where a conductor works synchronously, with no
@@ -64,34 +31,30 @@ func stallEnv(t *testing.T, node map[string]any, now time.Time) (*Provisioner, *
 // states and recent changes are not stalls.
 func TestStallDetection(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	ago := func(d time.Duration) string { return now.Add(-d).Format(time.RFC3339) }
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
 	cases := []struct {
 		name        string
 		state       string
-		reservation any
-		updated     string
+		reservation string
+		updated     time.Time
 		stalled     bool
 	}{
-		{"verifying, no lock, 4 min", psVerifying, nil, ago(4 * time.Minute), true},
-		{"inspecting, no lock, 10 min", psInspecting, nil, ago(10 * time.Minute), true},
-		{"cleaning, no lock, 4 min", psCleaning, nil, ago(4 * time.Minute), true},
-		{"deploying, no lock, 4 min", psDeploying, nil, ago(4 * time.Minute), true},
-		{"deleting, no lock, 4 min", psDeleting, nil, ago(4 * time.Minute), true},
-		{"adopting, no lock, 4 min", psAdopting, nil, ago(4 * time.Minute), true},
+		{"verifying, no lock, 4 min", psVerifying, "", ago(4 * time.Minute), true},
+		{"inspecting, no lock, 10 min", psInspecting, "", ago(10 * time.Minute), true},
+		{"cleaning, no lock, 4 min", psCleaning, "", ago(4 * time.Minute), true},
+		{"deploying, no lock, 4 min", psDeploying, "", ago(4 * time.Minute), true},
+		{"deleting, no lock, 4 min", psDeleting, "", ago(4 * time.Minute), true},
+		{"adopting, no lock, 4 min", psAdopting, "", ago(4 * time.Minute), true},
 		{"verifying, locked by a conductor", psVerifying, "conductor-1", ago(30 * time.Minute), false},
-		{"verifying, 2 min (under the limit)", psVerifying, nil, ago(2 * time.Minute), false},
-		{"clean wait (waits on an agent)", psCleanWait, nil, ago(30 * time.Minute), false},
-		{"inspect wait", psInspectWait, nil, ago(30 * time.Minute), false},
-		{"wait call-back", psDeployWait, nil, ago(30 * time.Minute), false},
-		{"manageable (stable)", psManageable, nil, ago(30 * time.Minute), false},
+		{"verifying, 2 min (under the limit)", psVerifying, "", ago(2 * time.Minute), false},
+		{"clean wait (waits on an agent)", psCleanWait, "", ago(30 * time.Minute), false},
+		{"inspect wait", psInspectWait, "", ago(30 * time.Minute), false},
+		{"wait call-back", psDeployWait, "", ago(30 * time.Minute), false},
+		{"manageable (stable)", psManageable, "", ago(30 * time.Minute), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p, o := stallEnv(t, map[string]any{
-				"uuid": "node-1", "name": "host-1", "provision_state": c.state, "driver": "fake-hardware",
-				"reservation": c.reservation, "provision_updated_at": c.updated,
-			}, now)
-			h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-1"}, Status: lifecycle.HostStatus{ID: "node-1"}}
+			p, srv, h := stallEnv(t, nodes.Node{ProvisionState: c.state, Reservation: c.reservation, ProvisionUpdatedAt: c.updated}, now)
 			_, err := p.current(context.Background(), h)
 			var se *lifecycle.StallError
 			if got := errors.As(err, &se); got != c.stalled {
@@ -105,28 +68,25 @@ func TestStallDetection(t *testing.T) {
 			}
 			// Register (which runs on every pass) and Delete see it too,
 			// and send Ironic nothing.
-			if _, id, err := p.Register(context.Background(), h, false, false); !errors.As(err, &se) || id != "node-1" {
+			if _, id, err := p.Register(context.Background(), h, false, false); !errors.As(err, &se) || id != h.Status.ID {
 				t.Errorf("Register: id %q, err %v", id, err)
 			}
 			if _, err := p.Delete(context.Background(), h); !errors.As(err, &se) {
 				t.Errorf("Delete: err %v", err)
 			}
-			if len(o.verbs) != 0 {
-				t.Errorf("verbs sent to a stalled node: %v", o.verbs)
+			if got := srv.Calls(); len(got) != 0 {
+				t.Errorf("writes to a stalled node: %q", got)
 			}
 		})
 	}
 
 	// Observe (Terraform's Read) reports the node as it is.
-	p, _ := stallEnv(t, map[string]any{"uuid": "node-1", "name": "host-1", "provision_state": psVerifying,
-		"provision_updated_at": ago(time.Hour)}, now)
-	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-1"}, Status: lifecycle.HostStatus{ID: "node-1"}}
+	p, _, h := stallEnv(t, nodes.Node{ProvisionState: psVerifying, ProvisionUpdatedAt: ago(time.Hour)}, now)
 	if obs, err := p.Observe(context.Background(), h); err != nil || obs.ProvisionState != psVerifying {
 		t.Errorf("Observe: %+v, %v", obs, err)
 	}
 	// A stall limit of 0 turns detection off.
-	p, _ = stallEnv(t, map[string]any{"uuid": "node-1", "name": "host-1", "provision_state": psVerifying,
-		"provision_updated_at": ago(time.Hour)}, now)
+	p, _, h = stallEnv(t, nodes.Node{ProvisionState: psVerifying, ProvisionUpdatedAt: ago(time.Hour)}, now)
 	WithStallTimeout(0, nil)(p)
 	if _, err := p.current(context.Background(), h); err != nil {
 		t.Errorf("stall_timeout 0: %v", err)
@@ -155,23 +115,19 @@ func TestInterruptedTasksAreRetried(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.state, func(t *testing.T) {
-			p, o := stallEnv(t, map[string]any{"uuid": "node-1", "name": "host-1", "provision_state": c.state,
-				"last_error": c.lastError}, time.Now())
-			h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-1"}, Status: lifecycle.HostStatus{ID: "node-1"}}
+			p, srv, h := stallEnv(t, nodes.Node{ProvisionState: c.state, LastError: c.lastError}, time.Now())
 			res, err := c.call(p, h)
 			if err != nil || res.ErrorMessage != "" {
 				t.Fatalf("res %+v, err %v: want the verb issued again", res, err)
 			}
-			if len(o.verbs) != 1 || o.verbs[0] != c.want {
-				t.Errorf("verbs = %v, want [%s]", o.verbs, c.want)
+			if verbs, _ := provisionBodies(t, srv); len(verbs) != 1 || verbs[0] != c.want {
+				t.Errorf("verbs = %v, want [%s]", verbs, c.want)
 			}
 		})
 	}
 	// The same failed state with another error is the host's failure.
-	p, o := stallEnv(t, map[string]any{"uuid": "node-1", "name": "host-1", "provision_state": psInspectFail,
-		"last_error": "BMC said no"}, time.Now())
-	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-1"}, Status: lifecycle.HostStatus{ID: "node-1"}}
-	if res, _, _, err := p.Inspect(context.Background(), h, false, false); err != nil || !strings.Contains(res.ErrorMessage, "BMC said no") || len(o.verbs) != 0 {
-		t.Errorf("res %+v, err %v, verbs %v", res, err, o.verbs)
+	p, srv, h := stallEnv(t, nodes.Node{ProvisionState: psInspectFail, LastError: "BMC said no"}, time.Now())
+	if res, _, _, err := p.Inspect(context.Background(), h, false, false); err != nil || !strings.Contains(res.ErrorMessage, "BMC said no") || len(srv.Calls()) != 0 {
+		t.Errorf("res %+v, err %v, writes %q", res, err, srv.Calls())
 	}
 }

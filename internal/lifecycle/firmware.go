@@ -230,29 +230,20 @@ func conditionHolds(v, cond, want string) bool {
 	b, errB := strconv.ParseFloat(strings.TrimSpace(want), 64)
 	if errA != nil || errB != nil {
 		eq := v == want || (isBool(v) && isBool(want) && strings.EqualFold(v, want))
-		switch cond {
-		case "EQU":
-			return eq
-		case "NEQ":
-			return !eq
-		}
-		return false
+		return (cond == "EQU" && eq) || (cond == "NEQ" && !eq)
 	}
-	switch cond {
-	case "EQU":
-		return a == b
-	case "NEQ":
-		return a != b
-	case "GTR":
-		return a > b
-	case "GEQ":
-		return a >= b
-	case "LSS":
-		return a < b
-	case "LEQ":
-		return a <= b
-	}
-	return false
+	holds, ok := numberConditions[cond]
+	return ok && holds(a, b)
+}
+
+// numberConditions compares two numbers as each registry condition does.
+var numberConditions = map[string]func(a, b float64) bool{
+	"EQU": func(a, b float64) bool { return a == b },
+	"NEQ": func(a, b float64) bool { return a != b },
+	"GTR": func(a, b float64) bool { return a > b },
+	"GEQ": func(a, b float64) bool { return a >= b },
+	"LSS": func(a, b float64) bool { return a < b },
+	"LEQ": func(a, b float64) bool { return a <= b },
 }
 
 // checkSetting is one setting's rules; "" means valid.

@@ -48,6 +48,11 @@
 #                        service user "ironic" of project "service" (Default
 #                        domain) whose password is IRONIC_KEYSTONE_PASSWORD;
 #                        scripts/keystone.sh sets both
+#   IRONIC_HTTP_PORT     the port of the rig's boot HTTP server (8088): it
+#                        serves Ironic's http_root (iPXE scripts, per-MAC
+#                        pxelinux.cfg/ configs, cached deploy kernels and
+#                        ramdisks, virtual media ISOs) as [deploy] http_url;
+#                        `env` then prints BAREMETAL_TEST_IRONIC_HTTP_URL
 #   IRONIC_INSPECTOR     1: also install and start Debian's ironic-inspector
 #                        (11.1) for agent inspection (inspect interface
 #                        "inspector"), on 127.0.0.1:IRONIC_INSPECTOR_PORT
@@ -81,6 +86,10 @@ install() {
   command -v curl >/dev/null || want+=(curl)
   # qemu-img makes the real (tiny) qcow2 images the simulated agent deploys.
   command -v qemu-img >/dev/null || want+=(qemu-utils)
+  # iPXE's loaders (undionly.kpxe, ipxe.efi) for the ipxe and pxe boot
+  # interfaces, and ipmitool for the ipmi hardware type.
+  [ -f /usr/lib/ipxe/undionly.kpxe ] && [ -f /usr/lib/ipxe/ipxe.efi ] || want+=(ipxe)
+  command -v ipmitool >/dev/null || want+=(ipmitool)
   [ "${IRONIC_INSPECTOR:-}" = 1 ] && ! command -v ironic-inspector >/dev/null && want+=(ironic-inspector)
   command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null || want+=(ironic-api ironic-conductor)
   if [ "${IRONIC_DB:-mariadb}" = mariadb ]; then
@@ -248,13 +257,13 @@ rpc_transport = $rpc
 host = localhost
 use_stderr = false
 debug = false
-enabled_hardware_types = fake-hardware,redfish
+enabled_hardware_types = fake-hardware,redfish,ipmi
 enabled_bios_interfaces = fake,no-bios,redfish
-enabled_boot_interfaces = fake,redfish-virtual-media
+enabled_boot_interfaces = fake,redfish-virtual-media,ipxe,pxe
 enabled_deploy_interfaces = fake,direct,ramdisk
 enabled_inspect_interfaces = fake,no-inspect,redfish
-enabled_management_interfaces = fake,redfish
-enabled_power_interfaces = fake,redfish
+enabled_management_interfaces = fake,redfish,ipmitool
+enabled_power_interfaces = fake,redfish,ipmitool
 enabled_raid_interfaces = fake,no-raid
 enabled_vendor_interfaces = fake,no-vendor
 enabled_network_interfaces = noop
@@ -269,9 +278,19 @@ connection = $url
 dhcp_provider = none
 [deploy]
 http_root = $dir/httpboot
-http_url = http://127.0.0.1:8088
+http_url = $(http_url)
 [pxe]
+# Network boot (boot interfaces ipxe and pxe): Ironic writes boot.ipxe and
+# the per-MAC configs (pxelinux.cfg/) under http_root and tftp_root, caches
+# deploy kernels and ramdisks there, and copies Debian's iPXE loaders in at
+# start. The rig serves http_root over HTTP (httpboot_start); it runs no
+# TFTP or DHCP server: the simulator's hosts chain iPXE's script from
+# http_url themselves (internal/bmc/sim/agent/netboot.go).
 tftp_root = $dir/tftpboot
+tftp_master_path = $dir/tftpboot/master_images
+loader_file_paths = undionly.kpxe:/usr/lib/ipxe/undionly.kpxe,ipxe.efi:/usr/lib/ipxe/ipxe.efi
+ipxe_bootfile_name = undionly.kpxe
+uefi_ipxe_bootfile_name = ipxe.efi
 [conductor]
 sync_power_state_interval = ${IRONIC_POWER_SYNC_INTERVAL:-10}
 check_provision_state_interval = 10
@@ -330,10 +349,30 @@ enabled_inspect_interfaces = fake,no-inspect,redfish,inspector
 [inspector]
 auth_type = none
 endpoint_override = $(inspector_url)
-callback_endpoint_override = $(inspector_url)/v1/continue
+# The callback URL a ramdisk booted by Ironic (ipxe, pxe, virtual media:
+# managed inspection) gets as ipa-inspection-callback-url. Ironic refuses a
+# loopback one ("Loopback address 127.0.0.1 cannot be used as an
+# introspection callback URL"); with mdns the agent looks the inspector up
+# on its network, as IPA can (the simulated network announces this one).
+callback_endpoint_override = mdns
 status_check_period = 5
 CONF
   fi
+}
+
+http_url() { echo "http://127.0.0.1:${IRONIC_HTTP_PORT:-8088}"; }
+
+# httpboot_start DIR: serve DIR/httpboot (Ironic's http_root) on
+# http_url, as a site's boot HTTP server would.
+httpboot_start() {
+  local dir=$1
+  spawn httpboot "$dir/httpboot.log" "$py" -m http.server "${IRONIC_HTTP_PORT:-8088}" --bind 127.0.0.1 --directory "$dir/httpboot"
+  for _ in $(seq 1 60); do
+    curl -fsS -m 2 -o /dev/null "$(http_url)/boot.ipxe" 2>/dev/null && { log "boot HTTP server is up on $(http_url)"; return 0; }
+    running httpboot || { log "boot HTTP server exited:"; tail -20 "$dir/httpboot.log" >&2; return 1; }
+    sleep 0.25
+  done
+  log "timed out waiting for the boot HTTP server (no $(http_url)/boot.ipxe)"; return 1
 }
 
 inspector_url() { echo "http://127.0.0.1:${IRONIC_INSPECTOR_PORT:-8451}"; }
@@ -478,12 +517,14 @@ start() {
   log "config and logs in $dir"
   # shellcheck disable=SC2046
   launch $(procs)
+  # (After the conductor: it writes boot.ipxe at start.)
+  httpboot_start "$dir"
   inspector_start "$dir"
 }
 
 stop() {
   local name
-  for name in ironic api conductor-1 conductor-2 inspector; do terminate "$name"; done
+  for name in ironic api conductor-1 conductor-2 inspector httpboot; do terminate "$name"; done
   terminate mariadb
   if [ -f "$run/ironic.dir" ]; then
     [ -n "${KEEP_IRONIC_LOGS:-}" ] || rm -rf "$(cat "$run/ironic.dir")"
@@ -530,7 +571,9 @@ case "${1:-}" in
   env) echo "BAREMETAL_ENDPOINT=http://127.0.0.1:$port"
        # Tests read the provision state transitions from the logs here.
        echo "BAREMETAL_TEST_IRONIC_LOG_DIR=$(cat "$run/ironic.dir")"
-       if running inspector; then echo "BAREMETAL_INSPECTOR_URL=$(inspector_url)"; fi ;;
+       if running inspector; then echo "BAREMETAL_INSPECTOR_URL=$(inspector_url)"; fi
+       # Network boot tests chain iPXE from here.
+       if running httpboot; then echo "BAREMETAL_TEST_IRONIC_HTTP_URL=$(http_url)"; fi ;;
   requests) requests ;;
   log) api_log ;;
   kill) kill_procs "${2:-}" ;;

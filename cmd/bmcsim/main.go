@@ -53,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	offset := fs.Int("profile-offset", 0, "system i gets hardware profile offset+i (distinct MACs for simulators sharing one Ironic)")
 	ironicURL := fs.String("ironic", "", "Ironic API URL: systems run a simulated agent that talks to it")
 	inspectorURL := fs.String("inspector", "", "ironic-inspector API URL the agents post their inventory to at boot")
+	bootURL := fs.String("boot-url", "", "boot HTTP server (Ironic's http_url) a PXE boot chains boot.ipxe from; without it a PXE boot starts the agent as any power-on")
 	dialect := fs.String("dialect", "", "hardware and answers shaped like a vendor's BMC: ilo, idrac or supermicro (default: the DMTF mockups')")
 	maxHeartbeat := fs.Duration("agent-max-heartbeat", 0, "cap on the agents' heartbeat interval (0: the interval Ironic asks for)")
 	if err := fs.Parse(args); err != nil {
@@ -67,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		opts.PerSystemPortBase = *portBase
 	}
 	if *ironicURL != "" {
-		opts.Agent = &agent.Config{IronicURL: *ironicURL, InspectorURL: *inspectorURL, MaxHeartbeatInterval: *maxHeartbeat}
+		opts.Agent = &agent.Config{IronicURL: *ironicURL, InspectorURL: *inspectorURL, BootURL: *bootURL, MaxHeartbeatInterval: *maxHeartbeat}
 	}
 	if *verbose {
 		logger := log.New(stderr, "", log.LstdFlags)

@@ -127,6 +127,7 @@ func (s *Server) handleSystemPatch(w http.ResponseWriter, r *http.Request) {
 			next.Mode = *b.BootSourceOverrideMode
 		}
 		sys.boot = next
+		sys.bootRequests = append(sys.bootRequests, next)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -41,6 +41,8 @@ type system struct {
 	sessionsCreated int
 	sessionsDeleted int
 	bootCount       int
+	bootRequests    []BootOverride
+	networkBoots    int
 }
 
 // BootOverride is the boot source override of a system.
@@ -74,12 +76,18 @@ type SystemState struct {
 	RefusedResets []string `json:"refused_resets,omitempty"`
 	// ManagerResets are the ResetTypes of the Manager.Reset actions of
 	// the system's manager (its BMC), in order.
-	ManagerResets   []string `json:"manager_resets,omitempty"`
-	BootCount       int      `json:"boot_count"`
-	SessionsCreated int      `json:"sessions_created"`
-	SessionsDeleted int      `json:"sessions_deleted"`
-	ActiveSessions  int      `json:"active_sessions"`
-	Faults          Faults   `json:"faults"`
+	ManagerResets []string `json:"manager_resets,omitempty"`
+	BootCount     int      `json:"boot_count"`
+	// BootRequests are the boot overrides clients PATCHed, in order (what
+	// was asked, whatever a power-on made of it since).
+	BootRequests []BootOverride `json:"boot_requests,omitempty"`
+	// NetworkBoots counts the power-ons that booted from the network
+	// (override target Pxe): the agent's record says what they fetched.
+	NetworkBoots    int    `json:"network_boots"`
+	SessionsCreated int    `json:"sessions_created"`
+	SessionsDeleted int    `json:"sessions_deleted"`
+	ActiveSessions  int    `json:"active_sessions"`
+	Faults          Faults `json:"faults"`
 	// AgentURL is the callback URL of the system's simulated agent (empty
 	// without Options.Agent); its record is at /sim/systems/{id}/agent.
 	AgentURL string `json:"agent_url,omitempty"`
@@ -253,13 +261,27 @@ func (sys *system) reset(kind string) error {
 }
 
 // powerOn boots the system: pending BIOS settings take effect, as on a real
-// BMC.
+// BMC. A boot override applies to this boot; a one-time one (Enabled
+// Once) is then spent, and Enabled goes back to Disabled as the Redfish
+// spec says. Target Pxe boots from the network: the agent then starts
+// only if iPXE finds its config (agent.PowerOnNetwork).
 func (sys *system) powerOn() {
 	sys.power = PowerOn
 	sys.bootCount++
 	maps.Copy(sys.biosCurrent, sys.biosPending)
 	clear(sys.biosPending)
-	if sys.agent != nil {
+	network := sys.boot.Target == "Pxe" && sys.boot.Enabled != "Disabled"
+	if sys.boot.Enabled == "Once" {
+		sys.boot.Enabled = "Disabled"
+	}
+	if network {
+		sys.networkBoots++
+	}
+	switch {
+	case sys.agent == nil:
+	case network:
+		sys.agent.PowerOnNetwork()
+	default:
 		sys.agent.PowerOn()
 	}
 }
@@ -278,6 +300,7 @@ func (sys *system) snapshot(activeSessions int) SystemState {
 		BiosCurrent: maps.Clone(sys.biosCurrent), BiosPending: maps.Clone(sys.biosPending),
 		VirtualMedia: map[string]MediaState{}, Firmware: maps.Clone(sys.firmware),
 		Requests: sys.requests, Resets: append([]string(nil), sys.resets...), BootCount: sys.bootCount,
+		BootRequests: append([]BootOverride(nil), sys.bootRequests...), NetworkBoots: sys.networkBoots,
 		RefusedResets:   append([]string(nil), sys.refusedResets...),
 		ManagerResets:   append([]string(nil), sys.managerResets...),
 		SessionsCreated: sys.sessionsCreated, SessionsDeleted: sys.sessionsDeleted, ActiveSessions: activeSessions,

@@ -77,6 +77,12 @@ type Config struct {
 	// reaches Ironic only when its boot media carries the node's
 	// network_data (see bootPath).
 	DHCPLess bool
+	// BootURL is the boot HTTP server the simulated network's DHCP points
+	// iPXE at (Ironic's [deploy] http_url): a power-on with a PXE boot
+	// override chains {BootURL}/boot.ipxe and the per-MAC config Ironic
+	// wrote, and boots the ramdisk it names (see netboot.go). Without it
+	// a network boot starts the agent as any power-on does.
+	BootURL string
 	// HTTPClient is used for Ironic, inspector and image downloads.
 	HTTPClient *http.Client
 	// Logf receives one line per event.
@@ -120,6 +126,13 @@ type boot struct {
 	running  bool
 	kick     chan struct{}
 	wroteOS  bool
+	// network: this boot came from the network (a PXE boot override);
+	// api is the Ironic API the ramdisk talks to (Config.IronicURL, or
+	// the ipa-api-url its kernel command line gave); inspect: post the
+	// inventory to inspector first.
+	network bool
+	api     string
+	inspect bool
 }
 
 // New starts the command API of system name's agent; it runs no boot until
@@ -174,11 +187,14 @@ func (a *Agent) logf(format string, args ...any) {
 
 // PowerOn is called when the system boots: it starts a fresh agent (unless
 // this boot is the deployed instance booting from disk).
-func (a *Agent) PowerOn() {
+func (a *Agent) PowerOn() { a.powerOn(false) }
+
+func (a *Agent) powerOn(network bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.stopLocked()
-	if a.instanceNext {
+	network = network && a.cfg.BootURL != ""
+	if a.instanceNext && !network {
 		a.instanceNext = false
 		a.rec.InstanceBoots++
 		a.rec.event("booted the deployed instance from disk (no agent)")
@@ -189,7 +205,8 @@ func (a *Agent) PowerOn() {
 	}
 	a.bootSeq++
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &boot{seq: a.bootSeq, ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1)}
+	b := &boot{seq: a.bootSeq, ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1),
+		network: network, api: a.cfg.IronicURL, inspect: a.cfg.InspectorURL != ""}
 	a.boot = b
 	a.rec.Boots++
 	a.rec.NodeUUID = ""
@@ -221,15 +238,18 @@ func (a *Agent) current(b *boot) bool {
 
 // run is one boot: inspection post (if configured), lookup, heartbeats.
 func (a *Agent) run(b *boot) {
-	if !a.bootPath(b) {
+	if b.network && !a.netbootPath(b) || !b.network && !a.bootPath(b) {
 		return
 	}
-	if a.cfg.InspectorURL != "" {
+	if b.inspect {
 		if err := a.inspect(b.ctx); err != nil {
 			a.mu.Lock()
 			a.rec.event("inspection: %v", err)
 			a.mu.Unlock()
 		}
+	}
+	if b.api == "" {
+		return // an inspection-only ramdisk (netboot.go)
 	}
 	deadline := time.Now().Add(a.cfg.LookupTimeout)
 	for {

@@ -25,7 +25,7 @@ func (a *Agent) lookup(b *boot) error {
 			AgentToken       string  `json:"agent_token"`
 		} `json:"config"`
 	}
-	if err := a.ironic(b.ctx, http.MethodGet, "/v1/lookup?"+q.Encode(), nil, &out); err != nil {
+	if err := a.ironic(b, http.MethodGet, "/v1/lookup?"+q.Encode(), nil, &out); err != nil {
 		a.mu.Lock()
 		if a.current(b) {
 			a.rec.Lookups++
@@ -57,7 +57,7 @@ func (a *Agent) heartbeat(b *boot) error {
 	node, token := b.node, b.token
 	a.mu.Unlock()
 	body := map[string]string{"callback_url": a.url, "agent_version": Version, "agent_token": token}
-	err := a.ironic(b.ctx, http.MethodPost, "/v1/heartbeat/"+url.PathEscape(node), body, nil)
+	err := a.ironic(b, http.MethodPost, "/v1/heartbeat/"+url.PathEscape(node), body, nil)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.current(b) {
@@ -70,8 +70,8 @@ func (a *Agent) heartbeat(b *boot) error {
 	return err
 }
 
-// ironic calls Ironic's ramdisk API.
-func (a *Agent) ironic(ctx context.Context, method, path string, in, out any) error {
+// ironic calls the ramdisk API of the Ironic boot b was given.
+func (a *Agent) ironic(b *boot, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
 		raw, err := json.Marshal(in)
@@ -80,7 +80,7 @@ func (a *Agent) ironic(ctx context.Context, method, path string, in, out any) er
 		}
 		body = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(a.cfg.IronicURL, "/")+path, body)
+	req, err := http.NewRequestWithContext(b.ctx, method, strings.TrimRight(b.api, "/")+path, body)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,8 @@ type Record struct {
 	DeployKernelArch string          `json:"deploy_kernel_arch,omitempty"`
 	BootRefused      string          `json:"boot_refused,omitempty"`
 	BootNetworkData  json.RawMessage `json:"boot_network_data,omitempty"`
+	// NetworkBoots are the boots from the network (netboot.go), in order.
+	NetworkBoots []NetworkBoot `json:"network_boots,omitempty"`
 	// Erasures are the erase steps run, one per disk, in order.
 	Erasures      []Erasure `json:"erasures"`
 	LogsCollected int       `json:"logs_collected"`
@@ -165,6 +167,7 @@ func (a *Agent) Record() Record {
 	r.CleanSteps = slices.Clone(r.CleanSteps)
 	r.DeploySteps = slices.Clone(r.DeploySteps)
 	r.Erasures = slices.Clone(r.Erasures)
+	r.NetworkBoots = slices.Clone(r.NetworkBoots)
 	r.Events = slices.Clone(r.Events)
 	return r
 }

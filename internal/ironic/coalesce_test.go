@@ -2,139 +2,64 @@ package ironic
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/noauth"
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// miniIronic is just enough of Ironic's node API for registration: list
-// (fields are ignored), get, create, manage, and port lists. It counts
-// requests by "METHOD /path-pattern".
-type miniIronic struct {
-	mu    sync.Mutex
-	nodes map[string]map[string]any // by uuid
-	seq   int
-	count map[string]int
-	srv   *httptest.Server
-}
-
-func newMiniIronic(t *testing.T) *miniIronic {
-	m := &miniIronic{nodes: map[string]map[string]any{}, count: map[string]int{}}
-	m.srv = httptest.NewServer(http.HandlerFunc(m.serve))
-	t.Cleanup(m.srv.Close)
-	return m
-}
-
-func (m *miniIronic) add(name, state string) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.seq++
-	id := fmt.Sprintf("00000000-0000-0000-0000-%012d", m.seq)
-	m.nodes[id] = map[string]any{"uuid": id, "name": name, "provision_state": state, "driver": "fake-hardware",
-		"automated_clean": true, "properties": map[string]any{"capabilities": BootModeCapabilities("")}, "extra": map[string]any{}, "traits": []string{}}
-	return id
-}
-
-func (m *miniIronic) requests(key string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.count[key]
-}
-
-func (m *miniIronic) find(ident string) map[string]any {
-	if n, ok := m.nodes[ident]; ok {
-		return n
-	}
-	for _, n := range m.nodes {
-		if n["name"] == ident {
-			return n
-		}
-	}
-	return nil
-}
-
-func (m *miniIronic) serve(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	parts := strings.Split(strings.Trim(strings.TrimPrefix(r.URL.Path, "/v1"), "/"), "/")
-	key := r.Method + " /" + parts[0]
-	if len(parts) > 1 {
-		key += "/{id}"
-	}
-	if len(parts) > 2 {
-		key += "/" + strings.Join(parts[2:], "/")
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.count[key]++
-	switch key {
-	case "GET /nodes":
-		list := []map[string]any{}
-		for _, n := range m.nodes {
-			list = append(list, n)
-		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"nodes": list})
-	case "GET /ports":
-		_ = json.NewEncoder(w).Encode(map[string]any{"ports": []any{}})
-	case "GET /nodes/{id}":
-		n := m.find(parts[1])
-		if n == nil {
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"error_message": "not found"}`))
-			return
-		}
-		_ = json.NewEncoder(w).Encode(n)
-	case "POST /nodes":
-		var body map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		m.seq++
-		id := fmt.Sprintf("00000000-0000-0000-0000-%012d", m.seq)
-		n := map[string]any{"uuid": id, "provision_state": "enroll", "traits": []string{}}
-		for k, v := range body {
-			n[k] = v
-		}
-		m.nodes[id] = n
-		w.WriteHeader(http.StatusCreated)
-		_ = json.NewEncoder(w).Encode(n)
-	case "PUT /nodes/{id}/states/provision":
-		n := m.find(parts[1])
-		var body map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		if n == nil || body["target"] != "manage" {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		n["provision_state"] = "manageable"
-		w.WriteHeader(http.StatusAccepted)
-	default:
-		w.WriteHeader(http.StatusNotImplemented)
-	}
-}
-
-func (m *miniIronic) provisioner(t *testing.T) (*Provisioner, *Watcher) {
-	sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: m.srv.URL + "/v1"})
+// watchedFake is a fake Ironic and a provisioner that reads nodes through
+// a Watcher (one node list shared by the hosts of a pass).
+func watchedFake(t *testing.T) (*Provisioner, *Watcher, *ironictest.Server) {
+	t.Helper()
+	srv := ironictest.New(t)
+	sc, err := noauth.NewBareMetalNoAuth(noauth.EndpointOpts{IronicEndpoint: srv.URL + "/v1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc.Microversion = "1.82"
 	w := NewWatcher(sc, WatcherOptions{MinInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond})
-	return NewProvisioner(sc, w, WithJitter(0, nil)), w
+	return NewProvisioner(sc, w, WithJitter(0, nil)), w, srv
+}
+
+// requests counts the fake's requests by "METHOD /nodes" (lists),
+// "METHOD /nodes/{id}" or "METHOD /nodes/{id}/<rest>".
+func requests(srv *ironictest.Server, key string) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		parts := strings.Split(strings.Trim(strings.TrimPrefix(r.Path, "/v1"), "/"), "/")
+		k := r.Method + " /" + parts[0]
+		if len(parts) > 1 && parts[1] != "detail" {
+			k += "/{id}"
+		}
+		if len(parts) > 2 {
+			k += "/" + strings.Join(parts[2:], "/")
+		}
+		if k == key {
+			n++
+		}
+	}
+	return n
+}
+
+// stateNode is a fake-hardware node named name in state.
+func stateNode(name, state string) nodes.Node {
+	return nodes.Node{Name: name, Driver: "fake-hardware", ProvisionState: state, AutomatedClean: ptr(true),
+		Properties: map[string]any{"capabilities": BootModeCapabilities("")}}
 }
 
 // Hosts registering at once look their nodes up in one node list, not one
 // GET by name each; a node a killed run created is found (no duplicate).
 func TestRegisterLooksUpInOneList(t *testing.T) {
-	m := newMiniIronic(t)
-	existing := m.add("host-3", "enroll") // created by an apply that was killed
-	p, _ := m.provisioner(t)
+	p, _, srv := watchedFake(t)
+	existing := srv.AddNode(stateNode("host-3", "enroll")) // created by an apply that was killed
 
 	const n = 30
 	ids := make([]string, n)
@@ -161,18 +86,18 @@ func TestRegisterLooksUpInOneList(t *testing.T) {
 	if ids[3] != existing {
 		t.Errorf("host-3 registered as %s, want the existing node %s", ids[3], existing)
 	}
-	if got := m.requests("POST /nodes"); got != n-1 {
+	if got := requests(srv, "POST /nodes"); got != n-1 {
 		t.Errorf("%d nodes created, want %d (no duplicate of host-3)", got, n-1)
 	}
-	if got := m.requests("GET /nodes/{id}"); got != 0 {
+	if got := requests(srv, "GET /nodes/{id}"); got != 0 {
 		t.Errorf("%d GETs of single nodes, want 0", got)
 	}
 	// The first list may miss a few hosts that arrived late; a handful of
 	// lists serve thirty hosts.
-	if got := m.requests("GET /nodes"); got < 1 || got > 3 {
+	if got := requests(srv, "GET /nodes"); got < 1 || got > 3 {
 		t.Errorf("%d node lists for %d hosts, want 1 to 3", got, n)
 	}
-	if got := m.requests("PUT /nodes/{id}/states/provision"); got != n {
+	if got := requests(srv, "PUT /nodes/{id}/states/provision"); got != n {
 		t.Errorf("%d manage requests, want %d", got, n)
 	}
 }
@@ -180,9 +105,9 @@ func TestRegisterLooksUpInOneList(t *testing.T) {
 // A read after this provider wrote the node is never served from a list
 // that started before the write; reads without writes share the latest.
 func TestNodeReadsAfterWritesAreFresh(t *testing.T) {
-	m := newMiniIronic(t)
-	id := m.add("host-0", "enroll")
-	p, w := m.provisioner(t)
+	p, w, srv := watchedFake(t)
+	srv.Settle = false // the test moves the node itself
+	id := srv.AddNode(stateNode("host-0", "enroll"))
 	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-0"}, Status: lifecycle.HostStatus{ID: id}}
 
 	ctx := context.Background()
@@ -192,32 +117,28 @@ func TestNodeReadsAfterWritesAreFresh(t *testing.T) {
 			t.Fatalf("read: %v %+v", err, n)
 		}
 	}
-	if got := m.requests("GET /nodes"); got != 1 {
+	if got := requests(srv, "GET /nodes"); got != 1 {
 		t.Fatalf("%d lists for 5 reads without a write, want 1", got)
 	}
 
 	// Ironic moves the node, but this provider did not write it: the
 	// recent list still serves (it is as fresh as the pass needs).
-	m.mu.Lock()
-	m.nodes[id]["provision_state"] = "verifying"
-	m.mu.Unlock()
-	if n, _ := p.current(lifecycle.WithPass(ctx), h); n.ProvisionState != "enroll" || m.requests("GET /nodes") != 1 {
-		t.Fatalf("read without a write: %q after %d lists", n.ProvisionState, m.requests("GET /nodes"))
+	srv.UpdateNode(id, func(n *nodes.Node) { n.ProvisionState = "verifying" })
+	if n, _ := p.current(lifecycle.WithPass(ctx), h); n.ProvisionState != "enroll" || requests(srv, "GET /nodes") != 1 {
+		t.Fatalf("read without a write: %q after %d lists", n.ProvisionState, requests(srv, "GET /nodes"))
 	}
 	// After a write the next read waits for a new list.
 	w.Wrote(id)
-	if n, _ := p.current(lifecycle.WithPass(ctx), h); n.ProvisionState != "verifying" || m.requests("GET /nodes") != 2 {
-		t.Fatalf("read after a write: %q after %d lists, want verifying after 2", n.ProvisionState, m.requests("GET /nodes"))
+	if n, _ := p.current(lifecycle.WithPass(ctx), h); n.ProvisionState != "verifying" || requests(srv, "GET /nodes") != 2 {
+		t.Fatalf("read after a write: %q after %d lists, want verifying after 2", n.ProvisionState, requests(srv, "GET /nodes"))
 	}
 	// A write to any node (an allocation) does the same.
-	m.mu.Lock()
-	m.nodes[id]["provision_state"] = "manageable"
-	m.mu.Unlock()
+	srv.UpdateNode(id, func(n *nodes.Node) { n.ProvisionState = "manageable" })
 	w.WroteAll()
-	if n, _ := p.current(lifecycle.WithPass(ctx), h); n.ProvisionState != "manageable" || m.requests("GET /nodes") != 3 {
-		t.Fatalf("read after an allocation: %q after %d lists", n.ProvisionState, m.requests("GET /nodes"))
+	if n, _ := p.current(lifecycle.WithPass(ctx), h); n.ProvisionState != "manageable" || requests(srv, "GET /nodes") != 3 {
+		t.Fatalf("read after an allocation: %q after %d lists", n.ProvisionState, requests(srv, "GET /nodes"))
 	}
-	if got := m.requests("GET /nodes/{id}"); got != 0 {
+	if got := requests(srv, "GET /nodes/{id}"); got != 0 {
 		t.Errorf("%d GETs of single nodes, want 0", got)
 	}
 }
@@ -225,14 +146,13 @@ func TestNodeReadsAfterWritesAreFresh(t *testing.T) {
 // Terraform refreshes many hosts at once (10 at a time by default): the
 // reads share list requests instead of one GET each.
 func TestRefreshReadsCoalesce(t *testing.T) {
-	m := newMiniIronic(t)
+	p, _, srv := watchedFake(t)
 	const n = 100
 	hosts := make([]*lifecycle.Host, n)
 	for i := range hosts {
 		name := fmt.Sprintf("host-%d", i)
-		hosts[i] = &lifecycle.Host{Spec: lifecycle.HostSpec{Name: name}, Status: lifecycle.HostStatus{ID: m.add(name, "available")}}
+		hosts[i] = &lifecycle.Host{Spec: lifecycle.HostSpec{Name: name}, Status: lifecycle.HostStatus{ID: srv.AddNode(stateNode(name, "available"))}}
 	}
-	p, _ := m.provisioner(t)
 	sem := make(chan struct{}, 10)
 	var wg sync.WaitGroup
 	for _, h := range hosts {
@@ -248,10 +168,10 @@ func TestRefreshReadsCoalesce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got := m.requests("GET /nodes"); got < 1 || got > 3 {
+	if got := requests(srv, "GET /nodes"); got < 1 || got > 3 {
 		t.Errorf("%d lists for %d reads, want 1 to 3", got, n)
 	}
-	if got := m.requests("GET /nodes/{id}"); got != 0 {
+	if got := requests(srv, "GET /nodes/{id}"); got != 0 {
 		t.Errorf("%d GETs of single nodes, want 0", got)
 	}
 }
@@ -259,8 +179,7 @@ func TestRefreshReadsCoalesce(t *testing.T) {
 // The registration pass after a create does not write the credentials the
 // node was just created with again; new credentials are written.
 func TestRegisterDoesNotRewriteFreshCredentials(t *testing.T) {
-	m := newMiniIronic(t)
-	p, _ := m.provisioner(t)
+	p, _, srv := watchedFake(t)
 	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: "host-0",
 		BMC: lifecycle.BMCAccess{Driver: "fake-hardware", DriverInfo: map[string]any{}, CredentialsVersion: "v1"}}}
 	for pass := range 3 {
@@ -270,17 +189,16 @@ func TestRegisterDoesNotRewriteFreshCredentials(t *testing.T) {
 		}
 		h.Status.ID = id
 	}
-	if got := m.requests("POST /nodes"); got != 1 {
+	if got := requests(srv, "POST /nodes"); got != 1 {
 		t.Fatalf("%d creates", got)
 	}
-	if got := m.requests("PATCH /nodes/{id}"); got != 0 {
+	if got := requests(srv, "PATCH /nodes/{id}"); got != 0 {
 		t.Errorf("%d PATCHes after the create, want 0", got)
 	}
-	// New credentials are written (the fake answers 501 to PATCH, which
-	// is enough to see the attempt).
+	// New credentials are written.
 	h.Spec.BMC.CredentialsVersion = "v2"
 	_, _, _ = p.Register(lifecycle.WithPass(context.Background()), h, true, false)
-	if got := m.requests("PATCH /nodes/{id}"); got != 1 {
+	if got := requests(srv, "PATCH /nodes/{id}"); got != 1 {
 		t.Errorf("%d PATCHes for new credentials, want 1", got)
 	}
 }

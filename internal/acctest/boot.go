@@ -3,6 +3,7 @@ package acctest
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -17,7 +18,39 @@ import (
 // agent.Config.DHCPLess and the agent's bootPath).
 func StartBootAgentSim(t *testing.T, arch string, dhcpLess bool) (*sim.Server, sim.Profile) {
 	t.Helper()
-	srv := sim.New(sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), DHCPLess: dhcpLess, Logf: t.Logf}})
+	return startOneAgentSim(t, agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), DHCPLess: dhcpLess, Logf: t.Logf}, arch)
+}
+
+// BootURL is the rig's boot HTTP server, which serves Ironic's http_root
+// at its http_url (BAREMETAL_TEST_IRONIC_HTTP_URL; scripts/ironic.sh
+// starts one), or "".
+func BootURL() string { return os.Getenv("BAREMETAL_TEST_IRONIC_HTTP_URL") }
+
+// PreCheckNetworkBoot is PreCheck, and skips the test, saying why, unless
+// the rig serves Ironic's http_root (its ipxe and pxe boot interfaces).
+func PreCheckNetworkBoot(t *testing.T) {
+	t.Helper()
+	PreCheck(t)
+	if BootURL() == "" {
+		t.Skip("network boot test: BAREMETAL_TEST_IRONIC_HTTP_URL is not set (a rig started by this scripts/ironic.sh serves http_root and prints it in `env`)")
+	}
+}
+
+// StartNetbootAgentSim is StartBootAgentSim (x86_64, DHCP) on a simulated
+// network whose DHCP points iPXE at the rig's boot server: a power-on
+// with a PXE boot override starts the agent only when iPXE finds the
+// per-MAC config Ironic wrote there, and the agent then talks to the
+// Ironic (ipa-api-url) and inspector its kernel command line names (see
+// agent.Config.BootURL). Other power-ons start the agent as in
+// StartAgentSim.
+func StartNetbootAgentSim(t *testing.T) (*sim.Server, sim.Profile) {
+	t.Helper()
+	return startOneAgentSim(t, agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), BootURL: BootURL(), Logf: t.Logf}, "x86_64")
+}
+
+func startOneAgentSim(t *testing.T, cfg agent.Config, arch string) (*sim.Server, sim.Profile) {
+	t.Helper()
+	srv := sim.New(sim.Options{Agent: &cfg})
 	p, err := sim.ProfileFor("", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
+
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -15,6 +17,24 @@ import (
 // transport, memo invalidation), with fast retries and no jitter.
 func onFake(t *testing.T, opts ...Option) (*Provisioner, *ironictest.Server) {
 	t.Helper()
+	sc, srv := fakeClient(t)
+	return NewProvisioner(sc, nil, append([]Option{WithJitter(0, nil)}, opts...)...), srv
+}
+
+// watchedFake is onFake with a Watcher in front: the hosts of a pass
+// share node lists.
+func watchedFake(t *testing.T) (*Provisioner, *Watcher, *ironictest.Server) {
+	t.Helper()
+	sc, srv := fakeClient(t)
+	w := NewWatcher(sc, WatcherOptions{MinInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond})
+	return NewProvisioner(sc, w, WithJitter(0, nil)), w, srv
+}
+
+// fakeClient is a client of a new fake Ironic through the real client
+// stack, with fast retries; the fake's request log starts after it
+// connected.
+func fakeClient(t *testing.T) (*gophercloud.ServiceClient, *ironictest.Server) {
+	t.Helper()
 	srv := ironictest.New(t)
 	conn, err := clients.Connect(context.Background(), clients.Config{
 		Endpoint: srv.URL, MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
@@ -23,7 +43,7 @@ func onFake(t *testing.T, opts ...Option) (*Provisioner, *ironictest.Server) {
 		t.Fatalf("connect to the fake Ironic: %v", err)
 	}
 	srv.ResetRequests()
-	return NewProvisioner(conn.Client, nil, append([]Option{WithJitter(0, nil)}, opts...)...), srv
+	return conn.Client, srv
 }
 
 // fakeSpecHost is a host on the fake's fake-hardware driver.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -72,6 +73,34 @@ func stateResources(t *testing.T, dir string) (string, float64) {
 	return string(st.Resources), st.Serial
 }
 
+// applied writes config to a new directory and applies it with this
+// provider served in-process, for the tests that run Terraform's CLI
+// (apply -invoke). Their cleanup destroys it, and deletes the node named
+// hostName should the destroy leave it.
+func applied(t *testing.T, hostName, config string) (cli *acctest.CLI, dir string, sc *gophercloud.ServiceClient) {
+	t.Helper()
+	ps, err := providerserver.NewProtocol6WithError(provider.New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cli = acctest.NewCLI(t, dir, acctest.Serve(t, ps))
+	sc = acctest.Ironic(t)
+	t.Cleanup(func() {
+		if out, err := cli.Run("destroy", "-auto-approve", "-no-color"); err != nil {
+			t.Errorf("terraform destroy: %v\n%s", err, out)
+		}
+		acctest.DeleteNodeNamed(t, sc, hostName)
+	})
+	if out, err := cli.Run("apply", "-auto-approve", "-no-color"); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+	return cli, dir, sc
+}
+
 // TestAccAction_rebootInvoke: `terraform apply
 // -invoke=action.baremetal_host_reboot.x` on a provisioned host reboots it
 // in place: Terraform prints the action's progress, the simulated BMC sees
@@ -80,11 +109,6 @@ func stateResources(t *testing.T, dir string) (string, float64) {
 func TestAccAction_rebootInvoke(t *testing.T) {
 	acctest.Terraform114(t)
 	srv, _, host := acctest.StartSimHost(t, "acc-act-reboot", bmcUser, "reboot-pass")
-	ps, err := providerserver.NewProtocol6WithError(provider.New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
 	config := host.HCL() + deployment + `
 action "baremetal_host_reboot" "x" {
   config {
@@ -92,20 +116,7 @@ action "baremetal_host_reboot" "x" {
   }
 }
 `
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cli := acctest.NewCLI(t, dir, acctest.Serve(t, ps))
-	sc := acctest.Ironic(t)
-	t.Cleanup(func() {
-		if out, err := cli.Run("destroy", "-auto-approve", "-no-color"); err != nil {
-			t.Errorf("terraform destroy: %v\n%s", err, out)
-		}
-		acctest.DeleteNodeNamed(t, sc, host.Name)
-	})
-	if out, err := cli.Run("apply", "-auto-approve", "-no-color"); err != nil {
-		t.Fatalf("terraform apply: %v\n%s", err, out)
-	}
+	cli, dir, _ := applied(t, host.Name, config)
 	if err := acctest.SimPower(srv, "sys-0", sim.PowerOn)(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -212,57 +223,53 @@ action "baremetal_host_reboot" "after_bios" {
 		}
 	}
 	const fs = "baremetal_firmware_settings.test"
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{ // Created: after_update does not fire, no reboot.
-				Config: config("Uefi"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(fs, "current.BootMode", "Uefi"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					func(*terraform.State) error {
-						got, n := resetsSince(t, srv, 0)
-						t.Logf("simulator resets creating the host and the settings: %q", got)
-						resets = n
-						if slices.Contains(got, "GracefulShutdown") {
-							return fmt.Errorf("resets %q: creating the settings rebooted the host", got)
-						}
-						return nil
-					},
-				),
-			},
-			{ // Changed: applied by cleaning, then the action reboots the host.
-				Config: config("Bios"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(fs, "current.BootMode", "Bios"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resetsAre(func(got []string) error {
-						// Ironic's cleaning uses hard power actions; only the
-						// action's soft reboot shuts down gracefully, last.
-						if len(got) < 2 || !slices.Equal(got[len(got)-2:], []string{"GracefulShutdown", "On"}) {
-							return fmt.Errorf("resets %q do not end with the action's reboot (GracefulShutdown, On)", got)
-						}
-						return nil
-					}),
-					acctest.SimPower(srv, "sys-0", sim.PowerOn),
-				),
-			},
-			{ // Nothing to update: no reboot.
-				Config: config("Bios"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-				Check: resetsAre(func(got []string) error {
-					if len(got) != 0 {
-						return fmt.Errorf("resets %q without a change", got)
+	acctest.Test(t, nil, []resource.TestStep{
+		{ // Created: after_update does not fire, no reboot.
+			Config: config("Uefi"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(fs, "current.BootMode", "Uefi"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				func(*terraform.State) error {
+					got, n := resetsSince(t, srv, 0)
+					t.Logf("simulator resets creating the host and the settings: %q", got)
+					resets = n
+					if slices.Contains(got, "GracefulShutdown") {
+						return fmt.Errorf("resets %q: creating the settings rebooted the host", got)
+					}
+					return nil
+				},
+			),
+		},
+		{ // Changed: applied by cleaning, then the action reboots the host.
+			Config: config("Bios"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(fs, "current.BootMode", "Bios"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resetsAre(func(got []string) error {
+					// Ironic's cleaning uses hard power actions; only the
+					// action's soft reboot shuts down gracefully, last.
+					if len(got) < 2 || !slices.Equal(got[len(got)-2:], []string{"GracefulShutdown", "On"}) {
+						return fmt.Errorf("resets %q do not end with the action's reboot (GracefulShutdown, On)", got)
 					}
 					return nil
 				}),
-			},
+				acctest.SimPower(srv, "sys-0", sim.PowerOn),
+			),
+		},
+		{ // Nothing to update: no reboot.
+			Config: config("Bios"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+			Check: resetsAre(func(got []string) error {
+				if len(got) != 0 {
+					return fmt.Errorf("resets %q without a change", got)
+				}
+				return nil
+			}),
 		},
 	})
 }
@@ -279,11 +286,6 @@ action "baremetal_host_reboot" "after_bios" {
 func TestAccAction_dayTwoVerbs(t *testing.T) {
 	acctest.Terraform114(t)
 	srv, _, host := acctest.StartSimHost(t, "acc-act-verbs", bmcUser, "verbs-pass")
-	ps, err := providerserver.NewProtocol6WithError(provider.New("test")())()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
 	config := host.WithExtra("  online = true").HCL() + fmt.Sprintf(`
 variable "bmc_password" {
   type      = string
@@ -340,20 +342,7 @@ action "baremetal_host_inspect" "again" {
   }
 }
 `, host.Password, host.Address, host.Username)
-	if err := os.WriteFile(filepath.Join(dir, "main.tf"), []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cli := acctest.NewCLI(t, dir, acctest.Serve(t, ps))
-	sc := acctest.Ironic(t)
-	t.Cleanup(func() {
-		if out, err := cli.Run("destroy", "-auto-approve", "-no-color"); err != nil {
-			t.Errorf("terraform destroy: %v\n%s", err, out)
-		}
-		acctest.DeleteNodeNamed(t, sc, host.Name)
-	})
-	if out, err := cli.Run("apply", "-auto-approve", "-no-color"); err != nil {
-		t.Fatalf("terraform apply: %v\n%s", err, out)
-	}
+	cli, _, sc := applied(t, host.Name, config)
 	getNode := func() nodes.Node {
 		t.Helper()
 		listed := acctest.NodesNamed(t, sc, host.Name)

@@ -101,9 +101,10 @@ func concat(parts ...[]byte) []byte {
 // cabling is the wiring of each agent's NICs, by lower-case MAC; an agent
 // with an entry collects LLDP (IPA's ipa-collect-lldp), one without
 // reports none, as IPA does by default.
-var cabling sync.Map // *Agent -> map[string]SwitchPort (replaced, never changed in place)
-
-var cablingMu sync.Mutex // serialises Cable's read-modify-write
+var cabling = struct {
+	sync.Mutex
+	byAgent map[*Agent]map[string]SwitchPort
+}{byAgent: map[*Agent]map[string]SwitchPort{}}
 
 // Cable connects the NIC with MAC mac to port, or unplugs it from any
 // LLDP-speaking switch when port is nil; the inventory the agent posts at
@@ -118,13 +119,12 @@ func (a *Agent) Cable(mac string, port *SwitchPort) error {
 			return fmt.Errorf("cable NIC %s: %w", mac, err)
 		}
 	}
-	cablingMu.Lock()
-	defer cablingMu.Unlock()
-	next := map[string]SwitchPort{}
-	if cur, ok := cabling.Load(a); ok {
-		for k, v := range cur.(map[string]SwitchPort) {
-			next[k] = v
-		}
+	cabling.Lock()
+	defer cabling.Unlock()
+	next := cabling.byAgent[a]
+	if next == nil {
+		next = map[string]SwitchPort{}
+		cabling.byAgent[a] = next
 	}
 	key := strings.ToLower(hw.String())
 	if port == nil {
@@ -136,7 +136,6 @@ func (a *Agent) Cable(mac string, port *SwitchPort) error {
 		next[key] = p
 		a.logf("NIC %s cabled to switch %s (%s) port %s", key, p.ChassisMAC, p.SystemName, p.PortID)
 	}
-	cabling.Store(a, next)
 	return nil
 }
 
@@ -144,11 +143,12 @@ func (a *Agent) Cable(mac string, port *SwitchPort) error {
 // each cabled NIC, an empty list for the others (nothing heard), and
 // nothing at all when the agent was never cabled.
 func (a *Agent) withLLDP(inv *Inventory) {
-	cur, ok := cabling.Load(a)
+	cabling.Lock()
+	defer cabling.Unlock()
+	wiring, ok := cabling.byAgent[a]
 	if !ok {
 		return
 	}
-	wiring := cur.(map[string]SwitchPort)
 	for i := range inv.Interfaces {
 		tlvs := [][2]any{}
 		if p, ok := wiring[strings.ToLower(inv.Interfaces[i].MACAddress)]; ok {

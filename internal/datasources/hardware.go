@@ -52,6 +52,15 @@ type nicModel struct {
 	SpeedGbps types.Int64  `tfsdk:"speed_gbps"`
 	PXE       types.Bool   `tfsdk:"pxe"`
 	VLANIDs   types.List   `tfsdk:"vlan_ids"`
+	LLDP      *lldpModel   `tfsdk:"lldp"`
+}
+
+// lldpModel is the switch port a NIC's inspection heard over LLDP.
+type lldpModel struct {
+	SwitchChassisID  types.String `tfsdk:"switch_chassis_id"`
+	SwitchPortID     types.String `tfsdk:"switch_port_id"`
+	SwitchSystemName types.String `tfsdk:"switch_system_name"`
+	VLANIDs          types.List   `tfsdk:"vlan_ids"`
 }
 
 type storageModel struct {
@@ -124,7 +133,24 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"speed_gbps": computedInt("Link speed in Gbps; null when unknown (a BMC that does not say, or says 0)."),
 					"pxe":        computedBool("Whether the host PXE-boots from this interface."),
 					"vlan_ids": schema.ListAttribute{
-						Computed: true, ElementType: types.Int64Type, Description: "VLAN ids seen on the interface.",
+						Computed: true, ElementType: types.Int64Type, Description: "VLAN ids seen on the interface (the same as `lldp.vlan_ids`; empty without LLDP).",
+					},
+					"lldp": schema.SingleNestedAttribute{
+						Computed: true,
+						Description: "The switch port the interface is cabled to, as it announced itself over LLDP during the last in-band " +
+							"inspection; null when nothing was heard (the agent collects LLDP only with IPA's `ipa-collect-lldp=1`) and " +
+							"always null from Redfish or the node's properties. Read from the raw LLDP TLVs of the agent's inventory, so " +
+							"ironic-inspector's LLDP hooks are not needed; their parsed LLDP in the plugin data is the fallback.",
+						Attributes: map[string]schema.Attribute{
+							"switch_chassis_id": str("The switch's chassis id: a MAC address in lower case (what " +
+								"`baremetal_host.ports[*].local_link_connection.switch_id` takes), or the switch's text for other chassis id kinds; null when not sent."),
+							"switch_port_id":     str("The switch port's id, e.g. `Ethernet1/12` (a MAC or an address for those port id kinds); null when not sent."),
+							"switch_system_name": str("The switch's system name (its host name); null when not sent."),
+							"vlan_ids": schema.ListAttribute{
+								Computed: true, ElementType: types.Int64Type,
+								Description: "The VLANs the port announced: its tagged VLANs (IEEE 802.1 VLAN name TLVs) in order, then its untagged port VLAN id.",
+							},
+						},
 					},
 				}},
 			},
@@ -217,7 +243,7 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 		m.NICs = append(m.NICs, nicModel{
 			Name: types.StringValue(n.Name), Model: types.StringValue(n.Model), MAC: types.StringValue(n.MAC),
 			IP: types.StringValue(n.IP), SpeedGbps: speedGbps(n.SpeedGbps), PXE: types.BoolValue(n.PXE),
-			VLANIDs: types.ListValueMust(types.Int64Type, vlans),
+			VLANIDs: types.ListValueMust(types.Int64Type, vlans), LLDP: lldpOf(n.LLDP),
 		})
 	}
 	m.Storage = make([]storageModel, 0, len(hw.Storage))
@@ -239,6 +265,21 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 		Vendor: knownString(hw.Firmware.BIOSVendor), Version: types.StringValue(hw.Firmware.BIOSVersion),
 		Date: types.StringValue(hw.Firmware.BIOSDate),
 	}}
+}
+
+// lldpOf is a NIC's LLDP neighbour, nil when none was heard.
+func lldpOf(n *lifecycle.LLDPNeighbour) *lldpModel {
+	if n == nil {
+		return nil
+	}
+	vlans := make([]attr.Value, 0, len(n.VLANIDs))
+	for _, v := range n.VLANIDs {
+		vlans = append(vlans, types.Int64Value(int64(v)))
+	}
+	return &lldpModel{
+		SwitchChassisID: knownString(n.SwitchChassisID), SwitchPortID: knownString(n.SwitchPortID),
+		SwitchSystemName: knownString(n.SwitchSystemName), VLANIDs: types.ListValueMust(types.Int64Type, vlans),
+	}
 }
 
 // bmcCredentialsAttribute is the optional `bmc` block of the data sources

@@ -57,7 +57,8 @@ func localIronic(t *testing.T) {
 
 // TestAccHardware_inventory: a host whose inspection inventory Ironic holds
 // (seeded as IPA would report it) reads with source "inventory": NIC names,
-// MACs, IPs, PXE and LLDP VLANs, disks by path with their types, CPU,
+// MACs, IPs, PXE, LLDP switch port and VLANs (from the plugin data's
+// parsed LLDP), disks by path with their types, CPU,
 // memory, system vendor, BIOS and hostname. The inventory wins over a BMC
 // given for the Redfish path, which is never contacted (nothing listens at
 // its address).
@@ -125,6 +126,13 @@ data "baremetal_hardware" "with_bmc" {
 					resource.TestCheckResourceAttr(hw, "nics.0.vlan_ids.0", "100"),
 					resource.TestCheckResourceAttr(hw, "nics.0.vlan_ids.1", "200"),
 					resource.TestCheckResourceAttr(hw, "nics.0.vlan_ids.2", "10"),
+					// LLDP from the plugin data's parsed_lldp (the
+					// inventory's raw TLVs are empty lists).
+					resource.TestCheckResourceAttr(hw, "nics.0.lldp.switch_chassis_id", "64:64:9b:31:12:00"),
+					resource.TestCheckResourceAttr(hw, "nics.0.lldp.switch_port_id", "ge-0/0/10"),
+					resource.TestCheckNoResourceAttr(hw, "nics.0.lldp.switch_system_name"),
+					resource.TestCheckResourceAttr(hw, "nics.0.lldp.vlan_ids.#", "3"),
+					resource.TestCheckNoResourceAttr(hw, "nics.1.lldp.switch_chassis_id"),
 					resource.TestCheckResourceAttr(hw, "nics.1.name", "eno2"),
 					resource.TestCheckResourceAttr(hw, "nics.1.mac", "b4:96:91:4e:7a:11"),
 					resource.TestCheckResourceAttr(hw, "nics.1.ip", ""),

@@ -255,7 +255,7 @@ func (p *Provisioner) LLDP(ctx context.Context, h *lifecycle.Host) (map[string]l
 	case isNotFound(r.Err) || gophercloud.ResponseCodeIs(r.Err, 406):
 		return nil, false, nil
 	default:
-		return nil, false, fmt.Errorf("get inventory of node %s: %s", node.UUID, ironicError(r.Err))
+		return nil, false, fmt.Errorf("get inventory of node %s: %s%s", node.UUID, ironicError(r.Err), inventoryHint(r.Err))
 	}
 	var d inventoryLLDP
 	if err := r.ExtractInto(&d); err != nil {
@@ -269,4 +269,15 @@ func (p *Provisioner) LLDP(ctx context.Context, h *lifecycle.Host) (map[string]l
 		}
 	}
 	return out, true, nil
+}
+
+// inventoryHint explains Ironic's failure to read an inventory when it
+// holds more than one for the node: Ironic 21.4 with the database backend
+// adds a row per in-band inspection, and its inventory API then fails.
+func inventoryHint(err error) string {
+	if gophercloud.ResponseCodeIs(err, 500) && strings.Contains(err.Error(), "Multiple rows were found") {
+		return " (Ironic holds more than one stored inspection of this node and cannot pick one; " +
+			"Ironic 21.4 keeps one node_inventory row per in-band inspection, so only the newest row may stay)"
+	}
+	return ""
 }

@@ -23,6 +23,7 @@ type portModel struct {
 	PXEEnabled          types.Bool      `tfsdk:"pxe_enabled"`
 	PhysicalNetwork     types.String    `tfsdk:"physical_network"`
 	LocalLinkConnection *localLinkModel `tfsdk:"local_link_connection"`
+	LinkFromLLDP        types.Bool      `tfsdk:"local_link_connection_from_lldp"`
 }
 
 type localLinkModel struct {
@@ -35,7 +36,8 @@ var (
 	localLinkAttrTypes = map[string]attr.Type{"switch_id": types.StringType, "port_id": types.StringType, "switch_info": types.StringType}
 	portAttrTypes      = map[string]attr.Type{
 		"mac": types.StringType, "pxe_enabled": types.BoolType, "physical_network": types.StringType,
-		"local_link_connection": types.ObjectType{AttrTypes: localLinkAttrTypes},
+		"local_link_connection":           types.ObjectType{AttrTypes: localLinkAttrTypes},
+		"local_link_connection_from_lldp": types.BoolType,
 	}
 	portObjectType = types.ObjectType{AttrTypes: portAttrTypes}
 )
@@ -50,7 +52,7 @@ func portsAttribute() schema.SetNestedAttribute {
 			"Whatever the setting, every NIC the host's inspection found becomes a port (as the Bare Metal Operator registers them), " +
 			"not PXE-enabled unless set here; the boot MAC's port is PXE-enabled. A change made in Ironic behind Terraform's back shows in the plan. " +
 			"On an `available` or deployed host Ironic only takes these changes in maintenance mode: the provider sets it for the change and ends it.",
-		Validators: []validator.Set{uniquePortMACs{}},
+		Validators: []validator.Set{uniquePortMACs{}, oneLinkSource{}},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"mac": schema.StringAttribute{
 				Required: true, Description: "The NIC's MAC address (the port's `address`).",
@@ -72,6 +74,16 @@ func portsAttribute() schema.SetNestedAttribute {
 					"port_id":     schema.StringAttribute{Required: true, Description: "The switch port, e.g. `Ethernet1/12`."},
 					"switch_info": schema.StringAttribute{Optional: true, Description: "Free text about the switch, e.g. its host name."},
 				},
+			},
+			"local_link_connection_from_lldp": schema.BoolAttribute{
+				Optional: true,
+				Description: "Take the port's `local_link_connection` from the LLDP the host's last in-band inspection heard on this NIC " +
+					"(`baremetal_hardware`'s `nics[*].lldp`): `switch_id` is the switch's chassis MAC, `port_id` its port id, " +
+					"`switch_info` its system name. The provider parses the agent's raw LLDP TLVs itself, so ironic-inspector's LLDP " +
+					"hooks are not needed, but the agent must collect LLDP (IPA's `ipa-collect-lldp=1`). When the cabling changed and " +
+					"the host was inspected again, the plan shows the port's old connection being replaced (Read records it with " +
+					"this attribute false) and apply sets the new one. Cannot be combined with `local_link_connection`; " +
+					"apply fails, naming the port, when the inspection heard no switch on the NIC or its chassis id is not a MAC.",
 			},
 		}},
 	}
@@ -108,6 +120,37 @@ func (uniquePortMACs) ValidateSet(ctx context.Context, req validator.SetRequest,
 	}
 }
 
+// oneLinkSource refuses a port that sets local_link_connection and takes
+// it from LLDP too.
+type oneLinkSource struct{}
+
+func (oneLinkSource) Description(context.Context) string {
+	return "local_link_connection and local_link_connection_from_lldp = true are exclusive"
+}
+func (v oneLinkSource) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (oneLinkSource) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, el := range req.ConfigValue.Elements() {
+		obj, ok := el.(basetypes.ObjectValue)
+		if !ok {
+			continue
+		}
+		attrs := obj.Attributes()
+		fromLLDP, _ := attrs["local_link_connection_from_lldp"].(types.Bool)
+		link := attrs["local_link_connection"]
+		if !fromLLDP.ValueBool() || link == nil || link.IsNull() {
+			continue
+		}
+		mac, _ := attrs["mac"].(types.String)
+		resp.Diagnostics.AddAttributeError(req.Path, "Conflicting local_link_connection",
+			fmt.Sprintf("port %s sets local_link_connection and local_link_connection_from_lldp = true; "+
+				"set local_link_connection by hand or take it from LLDP, not both.", mac.ValueString()))
+	}
+}
+
 // portsSpec converts the ports argument.
 func (m *hostModel) portsSpec(ctx context.Context) ([]lifecycle.Port, diag.Diagnostics) {
 	var diags diag.Diagnostics
@@ -130,6 +173,7 @@ func (m *hostModel) portsSpec(ctx context.Context) ([]lifecycle.Port, diag.Diagn
 		if l := pm.LocalLinkConnection; l != nil {
 			p.LocalLinkConnection = &lifecycle.LocalLink{SwitchID: l.SwitchID.ValueString(), PortID: l.PortID.ValueString(), SwitchInfo: l.SwitchInfo.ValueString()}
 		}
+		p.LocalLinkFromLLDP = pm.LinkFromLLDP.ValueBool()
 		out = append(out, p)
 	}
 	return out, diags
@@ -147,7 +191,10 @@ func (m *hostModel) syncPorts(ctx context.Context, machine *lifecycle.Machine, h
 // readPorts reads back the fields the configuration sets on each of its
 // ports, so that a change made in Ironic shows as drift; a port that is
 // gone drops out (the plan creates it again). Fields left unset stay
-// unset. MACs and switch ids compare without case.
+// unset. MACs and switch ids compare without case. A port that takes its
+// local_link_connection from LLDP is compared with what the last
+// inspection heard: when they differ, it reads with Ironic's connection
+// and local_link_connection_from_lldp false, the drift the plan shows.
 func (m *hostModel) readPorts(ctx context.Context, machine *lifecycle.Machine, h *lifecycle.Host) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if m.Ports.IsNull() || m.Ports.IsUnknown() {
@@ -165,6 +212,15 @@ func (m *hostModel) readPorts(ctx context.Context, machine *lifecycle.Machine, h
 	byMAC := map[string]lifecycle.Port{}
 	for _, p := range observed {
 		byMAC[strings.ToLower(p.MAC)] = p
+	}
+	spec, d := m.portsSpec(ctx)
+	if diags.Append(d...); diags.HasError() {
+		return diags
+	}
+	lldpLinks, inspected, err := machine.LLDPLinks(ctx, h, spec)
+	if err != nil {
+		diags.AddError("Reading the ports of host "+h.Spec.Name, err.Error())
+		return diags
 	}
 	var els []attr.Value
 	for _, pm := range pms {
@@ -191,6 +247,12 @@ func (m *hostModel) readPorts(ctx context.Context, machine *lifecycle.Machine, h
 				}
 			}
 		}
+		if pm.LinkFromLLDP.ValueBool() && inspected {
+			if o := p.LocalLinkConnection; !lifecycle.SameLink(o, lldpLinks[strings.ToLower(pm.MAC.ValueString())]) {
+				pm.LinkFromLLDP = types.BoolValue(false)
+				pm.LocalLinkConnection = linkModel(o)
+			}
+		}
 		obj, d := types.ObjectValueFrom(ctx, portAttrTypes, pm)
 		diags.Append(d...)
 		els = append(els, obj)
@@ -199,4 +261,16 @@ func (m *hostModel) readPorts(ctx context.Context, machine *lifecycle.Machine, h
 	diags.Append(d...)
 	m.Ports = set
 	return diags
+}
+
+// linkModel is a local_link_connection as state holds it (nil for none).
+func linkModel(l *lifecycle.LocalLink) *localLinkModel {
+	if l == nil {
+		return nil
+	}
+	m := &localLinkModel{SwitchID: types.StringValue(l.SwitchID), PortID: types.StringValue(l.PortID), SwitchInfo: types.StringNull()}
+	if l.SwitchInfo != "" {
+		m.SwitchInfo = types.StringValue(l.SwitchInfo)
+	}
+	return m
 }

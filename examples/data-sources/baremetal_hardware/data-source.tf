@@ -13,3 +13,15 @@ data "baremetal_hardware" "worker" {
 output "nics" {
   value = { for nic in data.baremetal_hardware.worker.nics : nic.name => nic.mac }
 }
+
+# The switch port each NIC is cabled to, from the LLDP the host's in-band
+# inspection heard (lldp is null on a NIC that heard no switch).
+output "switch_ports" {
+  value = {
+    for nic in data.baremetal_hardware.worker.nics : nic.name => {
+      switch = nic.lldp.switch_system_name
+      port   = nic.lldp.switch_port_id
+      vlans  = nic.lldp.vlan_ids
+    } if nic.lldp != null
+  }
+}

@@ -65,6 +65,34 @@ resource "baremetal_host" "storage" {
   }
 }
 
+# A host for a network-aware Ironic: each port's switch port
+# (local_link_connection) comes from the LLDP the host's inspection heard
+# on that NIC, so a re-cabled NIC shows in the plan once the host has been
+# inspected again.
+resource "baremetal_host" "tenant" {
+  name = "tenant-0"
+
+  bmc = {
+    address  = "redfish-virtualmedia://10.0.0.9/redfish/v1/Systems/1"
+    username = "admin"
+    password = var.bmc_password
+  }
+
+  ports = [
+    {
+      mac                             = "52:54:00:12:34:60"
+      pxe_enabled                     = true
+      physical_network                = "provisioning"
+      local_link_connection_from_lldp = true
+    },
+    {
+      mac                             = "52:54:00:12:34:61"
+      physical_network                = "tenant"
+      local_link_connection_from_lldp = true
+    },
+  ]
+}
+
 variable "bmc_password" {
   type      = string
   sensitive = true

@@ -99,6 +99,16 @@ func WithDeployImages(d lifecycle.DefaultDeployImages) Option {
 	return func(p *Provisioner) { p.deployImages = d }
 }
 
+// withoutDeployImage is driver_info without the deploy image's keys,
+// which Observation.Boot.DeployImage carries: an import reads them into
+// deploy_image, not into driver_info as well.
+func withoutDeployImage(info map[string]string) map[string]string {
+	for k := range (&lifecycle.DeployImage{}).DriverInfo() {
+		delete(info, k)
+	}
+	return info
+}
+
 // observedBoot reads the node's boot settings back (drift).
 func observedBoot(n *nodes.Node) lifecycle.BootObservation {
 	b := lifecycle.BootObservation{DeployImage: lifecycle.DeployImageOf(visibleDriverInfo(n.DriverInfo))}

@@ -202,7 +202,7 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		ID:                   n.UUID,
 		Name:                 n.Name,
 		Driver:               n.Driver,
-		DriverInfo:           visibleDriverInfo(n.DriverInfo),
+		DriverInfo:           withoutDeployImage(visibleDriverInfo(n.DriverInfo)),
 		State:                MapState(n.ProvisionState, lifecycle.StateNone),
 		ProvisionState:       n.ProvisionState,
 		TargetProvisionState: n.TargetProvisionState,

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
@@ -411,6 +413,22 @@ func TestAccHostBoot_drift(t *testing.T) {
 					plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("deploy_image").AtMapKey("kernel"), knownvalue.StringExact(kernel)),
 				}},
 				Check: restored,
+			},
+			{
+				// An import reads the deploy image and the network data the
+				// node has (not into driver_info too), not the architecture
+				// inspection wrote.
+				ResourceName: "baremetal_host.test",
+				ImportState:  true,
+				ImportStateCheck: func(is []*terraform.InstanceState) error {
+					a := is[0].Attributes
+					if a["deploy_image.kernel"] != kernel || a["driver_info.deploy_kernel"] != "" || a["architecture"] != "" ||
+						!strings.Contains(a["preprovisioning_network_data"], `"ip_address":"192.0.2.10"`) {
+						return fmt.Errorf("imported deploy_image.kernel %q, driver_info.deploy_kernel %q, architecture %q, preprovisioning_network_data %q",
+							a["deploy_image.kernel"], a["driver_info.deploy_kernel"], a["architecture"], a["preprovisioning_network_data"])
+					}
+					return nil
+				},
 			},
 		},
 	})

@@ -104,19 +104,10 @@ const SimHostDriver = `  driver = "fake-hardware"
     vendor     = "fake"
   }`
 
-// SimAgentHostDriver points Ironic at a simulator system whose agent does
-// the in-band work: deploy "direct" (cleaning, write_image, config drive
-// and bootloader through the agent), raid "agent", Redfish power,
-// management, inspection and BIOS; boot stays "fake" (the simulator boots
-// its agent itself at every power-on).
-const SimAgentHostDriver = `  driver = "fake-hardware"
-  interfaces = {
-    boot       = "fake"
-    deploy     = "direct"
-    power      = "redfish"
-    management = "redfish"
-    inspect    = "redfish"
-    bios       = "redfish"
-    raid       = "agent"
-    vendor     = "fake"
-  }`
+// SimAgentHostDriver is SimHostDriver for a simulator system whose agent
+// does the in-band work: deploy "direct" (cleaning, write_image, config
+// drive and bootloader through the agent), raid "agent" and Redfish BIOS;
+// boot stays "fake" (the simulator boots its agent itself at every
+// power-on).
+var SimAgentHostDriver = driverWith(driverWith(driverWith(SimHostDriver,
+	"deploy", "direct"), "bios", "redfish"), "raid", "agent")

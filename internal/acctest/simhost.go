@@ -91,13 +91,17 @@ func (h SimHost) WithExtra(extra string) SimHost {
 
 // SimHostDriverWith is SimHostDriver with interface iface set to impl
 // (e.g. bios = "redfish").
-func SimHostDriverWith(iface, impl string) string {
-	for _, line := range strings.Split(SimHostDriver, "\n") {
+func SimHostDriverWith(iface, impl string) string { return driverWith(SimHostDriver, iface, impl) }
+
+// driverWith is driver (SimHostDriver's form) with interface iface set to
+// impl.
+func driverWith(driver, iface, impl string) string {
+	for _, line := range strings.Split(driver, "\n") {
 		if f := strings.Fields(line); len(f) == 3 && f[0] == iface && f[1] == "=" {
-			return strings.Replace(SimHostDriver, line, strings.Replace(line, f[2], strconv.Quote(impl), 1), 1)
+			return strings.Replace(driver, line, strings.Replace(line, f[2], strconv.Quote(impl), 1), 1)
 		}
 	}
-	panic("SimHostDriver has no interface " + iface)
+	panic("driver has no interface " + iface)
 }
 
 // SimPower checks that simulator system id's power state is want

@@ -56,6 +56,9 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 		case isNotFound(r.Err) || gophercloud.ResponseCodeIs(r.Err, 406):
 			// No inventory stored (fake and redfish inspection store none).
 		default:
+			if hint := inventoryHint(r.Err); hint != "" {
+				return nil, fmt.Errorf("%w%s", apiError("get inventory of node "+n.UUID, r.Err), hint)
+			}
 			return nil, apiError("get inventory of node "+n.UUID, r.Err)
 		}
 	}

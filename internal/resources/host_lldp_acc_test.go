@@ -115,57 +115,59 @@ data "baremetal_hardware" "test" {
 		}
 	}
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheckInspector(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: strings.Replace(config, "local_link_connection_from_lldp = true",
-					"local_link_connection_from_lldp = true\n    local_link_connection = { switch_id = \"aa:bb:cc:dd:ee:ff\", port_id = \"p1\" }", 1),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Conflicting local_link_connection.*port ` + eno1.MAC + ` sets local_link_connection and\s+local_link_connection_from_lldp = true`),
+	tc := acctest.Case(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: strings.Replace(config, "local_link_connection_from_lldp = true",
+				"local_link_connection_from_lldp = true\n    local_link_connection = { switch_id = \"aa:bb:cc:dd:ee:ff\", port_id = \"p1\" }", 1),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Conflicting local_link_connection.*port ` + eno1.MAC + ` sets local_link_connection and\s+local_link_connection_from_lldp = true`),
+		},
+		{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr(hw, "source", "inventory"),
+				lldpOf(leaf1, "100", "10"),
+				noLLDPOnEno2,
+				linkInIronic(leaf1),
+			),
+		},
+		{ // Re-cabled and inspected again behind Terraform's back.
+			PreConfig: func() {
+				cable(leaf2)
+				reinspect(t, name)
+				keepNewestInventory(t, name)
+				// Ironic (and inspector without LLDP hooks) left the port alone.
+				if err := linkInIronic(leaf1)(nil); err != nil {
+					t.Fatalf("after the re-inspection: %v", err)
+				}
 			},
-			{
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr(hw, "source", "inventory"),
-					lldpOf(leaf1, "100", "10"),
-					noLLDPOnEno2,
-					linkInIronic(leaf1),
-				),
-			},
-			{ // Re-cabled and inspected again behind Terraform's back.
-				PreConfig: func() {
-					cable(leaf2)
-					reinspect(t, name)
-					keepNewestInventory(t, name)
-					// Ironic (and inspector without LLDP hooks) left the port alone.
-					if err := linkInIronic(leaf1)(nil); err != nil {
-						t.Fatalf("after the re-inspection: %v", err)
-					}
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-					portsChange{t: t, addr: "baremetal_host.test"},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				// The drift: the port read back with Ironic's (old)
+				// connection and local_link_connection_from_lldp false.
+				portsChange{t: t, addr: "baremetal_host.test", stateHas: []string{
+					`"port_id":"` + leaf1.PortID + `"`, `"local_link_connection_from_lldp":false`,
 				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					lldpOf(leaf2, "300"),
-					linkInIronic(leaf2),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				),
-			},
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				lldpOf(leaf2, "300"),
+				linkInIronic(leaf2),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			),
 		},
 	})
+	tc.PreCheck = func() { acctest.PreCheckInspector(t) }
+	resource.ParallelTest(t, tc)
 }
 
 // portsChange logs the ports a plan changes (before -> after), and fails
-// unless they change.
+// unless they change and their prior state (as JSON) holds stateHas.
 type portsChange struct {
-	t    *testing.T
-	addr string
+	t        *testing.T
+	addr     string
+	stateHas []string
 }
 
 func (c portsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
@@ -180,6 +182,11 @@ func (c portsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 			return
 		}
 		c.t.Logf("plan for %s:\n  ports (state) = %s\n  ports (plan)  = %s", c.addr, before, after)
+		for _, want := range c.stateHas {
+			if !strings.Contains(string(before), want) {
+				resp.Error = fmt.Errorf("%s: ports in state %s lack %s", c.addr, before, want)
+			}
+		}
 		return
 	}
 	resp.Error = fmt.Errorf("no change for %s in the plan", c.addr)

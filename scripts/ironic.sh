@@ -87,9 +87,12 @@ install() {
   # qemu-img makes the real (tiny) qcow2 images the simulated agent deploys.
   command -v qemu-img >/dev/null || want+=(qemu-utils)
   # iPXE's loaders (undionly.kpxe, ipxe.efi) for the ipxe and pxe boot
-  # interfaces, and ipmitool for the ipmi hardware type.
+  # interfaces, ipmitool for the ipmi hardware type, and OpenIPMI's
+  # ipmi_sim, the IPMI BMC the tests put in front of simulated systems
+  # (internal/acctest/ipmisim.go).
   [ -f /usr/lib/ipxe/undionly.kpxe ] && [ -f /usr/lib/ipxe/ipxe.efi ] || want+=(ipxe)
   command -v ipmitool >/dev/null || want+=(ipmitool)
+  command -v ipmi_sim >/dev/null || want+=(openipmi)
   [ "${IRONIC_INSPECTOR:-}" = 1 ] && ! command -v ironic-inspector >/dev/null && want+=(ironic-inspector)
   command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null || want+=(ironic-api ironic-conductor)
   if [ "${IRONIC_DB:-mariadb}" = mariadb ]; then

@@ -60,11 +60,33 @@ func hexhyp(mac string) string { return strings.ReplaceAll(strings.ToLower(mac),
 // the node up, wrote the image, and the instance booted from disk; once
 // the host is active Ironic has removed the per-MAC config.
 func TestAccHostPXE_ipxeToActive(t *testing.T) {
+	testNetbootToActive(t, "acc-pxe", "redfish", "redfish", func(srv *sim.Server) (string, string) {
+		return "redfish+" + srv.SystemURL("sys-0"), ""
+	})
+}
+
+// The same through IPMI: an ipmi:// host (Ironic's ipmi driver, ipmitool
+// power and management) whose BMC is OpenIPMI's ipmi_sim in front of the
+// simulated system; Ironic's "chassis bootdev pxe" reaches the system as a
+// one-time PXE boot.
+func TestAccHostPXE_ipmiToActive(t *testing.T) {
+	testNetbootToActive(t, "acc-pxe-ipmi", "ipmi", "ipmitool", func(srv *sim.Server) (string, string) {
+		port := acctest.StartIPMISim(t, srv, "sys-0", "admin", "password")
+		// (ipmitool's cipher suite discovery times out against ipmi_sim.)
+		return fmt.Sprintf("ipmi://127.0.0.1:%d", port), `  driver_info = { ipmi_cipher_suite = "3" }`
+	})
+}
+
+// testNetbootToActive deploys a network-booting host whose BMC address
+// (and extra host arguments) bmc gives, and checks its node has driver
+// and power interface power.
+func testNetbootToActive(t *testing.T, prefix, driver, power string, bmc func(*sim.Server) (address, extra string)) {
 	acctest.PreCheckNetworkBoot(t)
 	acctest.PreCheckInspector(t)
-	name := acctest.Name("acc-pxe")
+	name := acctest.Name(prefix)
 	sc := acctest.Ironic(t)
 	srv, profile := acctest.StartNetbootAgentSim(t)
+	address, extra := bmc(srv)
 	imgs := acctest.DeployImages(t)
 	img := acctest.ImageServer(t)
 	states := recordStates(t, sc, name)
@@ -82,7 +104,7 @@ func TestAccHostPXE_ipxeToActive(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{{
-			Config: pxeHost(name, "redfish+"+srv.SystemURL("sys-0"), mac, imgs, "") + fmt.Sprintf(`
+			Config: pxeHost(name, address, mac, imgs, extra) + fmt.Sprintf(`
 resource "baremetal_deployment" "test" {
   host_id = baremetal_host.test.id
   image = {
@@ -98,9 +120,9 @@ resource "baremetal_deployment" "test" {
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 				states.passedThrough("inspect wait", "clean wait", "available", "wait call-back", "active"),
 				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-					if n.Driver != "redfish" || n.BootInterface != "ipxe" || n.DeployInterface != "direct" || n.InspectInterface != "inspector" {
-						return fmt.Errorf("node driver %s, boot %s, deploy %s, inspect %s; want redfish, ipxe, direct, inspector",
-							n.Driver, n.BootInterface, n.DeployInterface, n.InspectInterface)
+					if n.Driver != driver || n.PowerInterface != power || n.BootInterface != "ipxe" || n.DeployInterface != "direct" || n.InspectInterface != "inspector" {
+						return fmt.Errorf("node driver %s, power %s, boot %s, deploy %s, inspect %s; want %s, %s, ipxe, direct, inspector",
+							n.Driver, n.PowerInterface, n.BootInterface, n.DeployInterface, n.InspectInterface, driver, power)
 					}
 					return nil
 				}),

@@ -17,6 +17,8 @@ import (
 //	GET    /sim/systems/{id}/agent    the simulated agent's agent.Record
 //	GET    /sim/systems/{id}/agent/faults, POST/PUT (replace), DELETE (clear):
 //	                                  agent.Faults
+//	POST   /sim/systems/{id}/ipmi-chassis  ipmi_sim's chassis_control call
+//	                                  ("get power boot", "set boot pxe"; ipmi.go)
 func (s *Server) adminRoutes() *http.ServeMux {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /sim/systems", s.adminSystems)
@@ -29,6 +31,7 @@ func (s *Server) adminRoutes() *http.ServeMux {
 	m.HandleFunc("PUT /sim/systems/{id}/nics", s.adminNICs)
 	m.HandleFunc("GET /sim/systems/{id}/agent", s.adminAgent)
 	m.HandleFunc("/sim/systems/{id}/agent/faults", s.adminAgentFaults)
+	m.HandleFunc("POST /sim/systems/{id}/ipmi-chassis", s.adminIPMIChassis)
 	return m
 }
 

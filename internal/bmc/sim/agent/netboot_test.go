@@ -144,3 +144,31 @@ func TestNetworkBootWithoutBootURL(t *testing.T) {
 		t.Errorf("network boots %+v without a boot URL", r.NetworkBoots)
 	}
 }
+
+// Ironic's inspection boot gives ipa-inspection-callback-url (here mdns:
+// the network's inspector) and no ipa-api-url: the ramdisk posts its
+// inventory to the inspector and never looks its node up.
+func TestNetworkBootInspectionOnly(t *testing.T) {
+	posts := make(chan string, 10)
+	insp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts <- r.Method + " " + r.URL.Path
+		_, _ = w.Write([]byte(`{"uuid": "` + nodeUUID + `"}`))
+	}))
+	t.Cleanup(insp.Close)
+	f, ironic := newFakeIronic(t)
+	boot := newBootServer(t, map[string]string{"52-54-00-00-00-01": ipxeConfig("ipa-inspection-callback-url=mdns")}, "x86_64")
+	a, _ := startAgent(t, ironic.URL, func(c *Config) { c.BootURL, c.InspectorURL = boot.URL, insp.URL })
+	a.PowerOnNetwork()
+	if got := recv(t, posts, "inventory post"); got != "POST /v1/continue" {
+		t.Fatalf("inspector got %s", got)
+	}
+	for deadline := time.Now().Add(10 * time.Second); a.Record().Inspection == nil; {
+		if time.Now().After(deadline) {
+			t.Fatalf("no inspection recorded: %+v", a.Record())
+		}
+		time.Sleep(10 * time.Millisecond) // polling the record
+	}
+	if r := a.Record(); r.Lookups != 0 || len(f.lookups) != 0 || r.NetworkBoots[0].APIURL != "" {
+		t.Errorf("%d lookups from an inspection-only ramdisk (api url %q)", r.Lookups, r.NetworkBoots[0].APIURL)
+	}
+}

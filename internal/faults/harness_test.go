@@ -36,20 +36,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	providerDir = dir
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-baremetal"), ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build the provider: %v\n%s", err, out)
+	if tfrc, err = acctest.BuildProvider(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	tfrc = filepath.Join(dir, "dev.tfrc")
-	_ = os.WriteFile(tfrc, []byte(fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/baremetal-tf/baremetal" = %q
-  }
-  direct {}
-}
-`, dir)), 0o600)
 	code := m.Run()
 	_ = os.RemoveAll(dir)
 	os.Exit(code)

@@ -102,6 +102,38 @@ func (r *stateRecorder) seen() []string {
 	return polled
 }
 
+// agentRig is what an agent test starts from: a one-system simulator with
+// the simulated agent, agentHost's HCL for a host named name on its sys-0,
+// and the recorder of that host's provision states (recordedTest starts
+// it).
+type agentRig struct {
+	name    string
+	sc      *gophercloud.ServiceClient
+	srv     *sim.Server
+	profile sim.Profile
+	host    string
+	states  *stateRecorder
+}
+
+func startAgentRig(t *testing.T, prefix string) agentRig {
+	t.Helper()
+	r := agentRig{name: acctest.Name(prefix), sc: acctest.Ironic(t)}
+	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
+	r.srv, r.profile = srv, profiles[0]
+	r.host = agentHost(r.name, "redfish+"+srv.SystemURL("sys-0"))
+	r.states = recordStates(t, r.sc, r.name)
+	return r
+}
+
+// recordedTest is acctest.ParallelTest for a test that records its host's
+// provision states: the recorder starts once the test has its slot.
+func recordedTest(t *testing.T, name string, states *stateRecorder, steps []resource.TestStep) {
+	t.Helper()
+	tc := acctest.Case(t, noNodesNamed(t, name), steps)
+	tc.PreCheck = func() { acctest.PreCheck(t); states.start() }
+	resource.ParallelTest(t, tc)
+}
+
 // loggedStates is the provision states node uuid moved through, in order,
 // from the "moved to provision state" lines of the Ironic logs in dir
 // (each line starts with its timestamp).
@@ -189,6 +221,31 @@ func sameJSON(res, attr string, got func() json.RawMessage) resource.TestCheckFu
 // agentHost is a baremetal_host on simulator system sys-0 with the agent
 // driver, and data sources for its hardware and network data.
 func agentHost(name, address string) string {
+	return agentHostHardware(name, address) + agentNetworkData(`
+    ipv4 = [{ id = "provisioning", link = "enp1s0", address = "192.0.2.10", prefix = 24, gateway = "192.0.2.1" }]
+`, `  services = { dns = ["192.0.2.53"] }
+`)
+}
+
+// agentNetworkData is the network data of agentHost's host: link enp1s0
+// on its NIC eno1, the networks given (HCL inside networks = { }) and
+// extra attributes.
+func agentNetworkData(networks, extra string) string {
+	return `
+data "baremetal_network_data" "test" {
+  host_id = baremetal_host.test.id
+  nics    = { for nic in data.baremetal_hardware.test.nics : nic.name => nic.mac if nic.name != "" }
+  links = {
+    ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]
+  }
+  networks = {` + networks + `  }
+` + extra + `}
+`
+}
+
+// agentHostHardware is agentHost without its network data: the host and
+// the data source of its hardware, read from the BMC.
+func agentHostHardware(name, address string) string {
 	return fmt.Sprintf(`
 resource "baremetal_host" "test" {
   name = %[1]q
@@ -207,18 +264,6 @@ data "baremetal_hardware" "test" {
     username = "admin"
     password = "password"
   }
-}
-
-data "baremetal_network_data" "test" {
-  host_id = baremetal_host.test.id
-  nics    = { for nic in data.baremetal_hardware.test.nics : nic.name => nic.mac if nic.name != "" }
-  links = {
-    ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]
-  }
-  networks = {
-    ipv4 = [{ id = "provisioning", link = "enp1s0", address = "192.0.2.10", prefix = 24, gateway = "192.0.2.1" }]
-  }
-  services = { dns = ["192.0.2.53"] }
 }
 `, name, address)
 }
@@ -248,76 +293,68 @@ resource "baremetal_deployment" "test" {
 // network_data baremetal_network_data rendered and the user_data. Removing
 // the deployment cleans the host through the agent again.
 func TestAccAgent_deploy(t *testing.T) {
-	name := acctest.Name("acc-agent-dep")
-	sc := acctest.Ironic(t)
-	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
+	r := startAgentRig(t, "acc-agent-dep")
+	name, sc, srv, states, host := r.name, r.sc, r.srv, r.states, r.host
 	img := acctest.ImageServer(t)
-	states := recordStates(t, sc, name)
-	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
 	rec := func() agent.Record { r, _ := srv.AgentRecord("sys-0"); return r }
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", profiles[0].NICs[0].MAC),
-					states.passedThrough("cleaning", "clean wait", "available", "deploying", "wait call-back", "active"),
-					agentRecord(srv, "sys-0", func(r agent.Record) error {
-						if r.Image == nil || r.Image.Verdict != "match" || r.Image.Algorithm != "sha256" || r.Image.Actual != img.SHA256 || r.Image.URL != img.URL || r.Image.Bytes != img.Size {
-							return fmt.Errorf("image record %+v, want %s with sha256 %s (%d bytes)", r.Image, img.URL, img.SHA256, img.Size)
-						}
-						if r.ConfigDrive == nil || r.ConfigDrive.Error != "" || r.ConfigDrive.Label != "config-2" {
-							return fmt.Errorf("config drive %+v", r.ConfigDrive)
-						}
-						if want := "#cloud-config\nhostname: " + name + "\n"; r.ConfigDrive.UserData != want {
-							return fmt.Errorf("config drive user_data %q, want %q", r.ConfigDrive.UserData, want)
-						}
-						if !strings.Contains(string(r.ConfigDrive.MetaData), `"role":"worker"`) {
-							return fmt.Errorf("config drive meta_data %s", r.ConfigDrive.MetaData)
-						}
-						if !slices.Contains(r.CleanSteps, "deploy.erase_devices_metadata") || !slices.Contains(r.DeploySteps, "deploy.write_image") {
-							return fmt.Errorf("steps: clean %v, deploy %v", r.CleanSteps, r.DeploySteps)
-						}
-						if r.Bootloader == nil || r.InstanceBoots == 0 {
-							return fmt.Errorf("no bootloader installed (%v) or instance never booted (%d)", r.Bootloader, r.InstanceBoots)
-						}
-						return nil
-					}),
-					sameJSON("data.baremetal_network_data.test", "json", func() json.RawMessage { return rec().ConfigDrive.NetworkData }),
-					func(*terraform.State) error {
-						r := rec()
-						t.Logf("agent of %s received image %s (%s %s: %s) and config drive network_data %s, user_data %q",
-							name, r.Image.URL, r.Image.Algorithm, r.Image.Actual, r.Image.Verdict, r.ConfigDrive.NetworkData, r.ConfigDrive.UserData)
-						return nil
-					},
-					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-						if n.DeployInterface != "direct" || n.ProvisionState != "active" {
-							return fmt.Errorf("node deploy_interface %s, state %s", n.DeployInterface, n.ProvisionState)
-						}
-						return nil
-					}),
-				),
-			},
-			{
-				// (baremetal_host was read before the deployment's destroy:
-				// Ironic is the witness.)
-				Config: host,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					depNodeCheck(t, sc, name, depProvisionState("available")),
-					// ("deleting" can be shorter than the recorder's poll.)
-					states.passedThrough("wait call-back", "active", "cleaning", "clean wait", "available"),
-					agentRecord(srv, "sys-0", func(r agent.Record) error {
-						if r.ErasedMetadata < 2 {
-							return fmt.Errorf("erase_devices_metadata ran %d times, want cleaning before and after the deploy", r.ErasedMetadata)
-						}
-						return nil
-					}),
-				),
-			},
+	recordedTest(t, name, states, []resource.TestStep{
+		{
+			Config: host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", r.profile.NICs[0].MAC),
+				states.passedThrough("cleaning", "clean wait", "available", "deploying", "wait call-back", "active"),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					if r.Image == nil || r.Image.Verdict != "match" || r.Image.Algorithm != "sha256" || r.Image.Actual != img.SHA256 || r.Image.URL != img.URL || r.Image.Bytes != img.Size {
+						return fmt.Errorf("image record %+v, want %s with sha256 %s (%d bytes)", r.Image, img.URL, img.SHA256, img.Size)
+					}
+					if r.ConfigDrive == nil || r.ConfigDrive.Error != "" || r.ConfigDrive.Label != "config-2" {
+						return fmt.Errorf("config drive %+v", r.ConfigDrive)
+					}
+					if want := "#cloud-config\nhostname: " + name + "\n"; r.ConfigDrive.UserData != want {
+						return fmt.Errorf("config drive user_data %q, want %q", r.ConfigDrive.UserData, want)
+					}
+					if !strings.Contains(string(r.ConfigDrive.MetaData), `"role":"worker"`) {
+						return fmt.Errorf("config drive meta_data %s", r.ConfigDrive.MetaData)
+					}
+					if !slices.Contains(r.CleanSteps, "deploy.erase_devices_metadata") || !slices.Contains(r.DeploySteps, "deploy.write_image") {
+						return fmt.Errorf("steps: clean %v, deploy %v", r.CleanSteps, r.DeploySteps)
+					}
+					if r.Bootloader == nil || r.InstanceBoots == 0 {
+						return fmt.Errorf("no bootloader installed (%v) or instance never booted (%d)", r.Bootloader, r.InstanceBoots)
+					}
+					return nil
+				}),
+				sameJSON("data.baremetal_network_data.test", "json", func() json.RawMessage { return rec().ConfigDrive.NetworkData }),
+				func(*terraform.State) error {
+					r := rec()
+					t.Logf("agent of %s received image %s (%s %s: %s) and config drive network_data %s, user_data %q",
+						name, r.Image.URL, r.Image.Algorithm, r.Image.Actual, r.Image.Verdict, r.ConfigDrive.NetworkData, r.ConfigDrive.UserData)
+					return nil
+				},
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if n.DeployInterface != "direct" || n.ProvisionState != "active" {
+						return fmt.Errorf("node deploy_interface %s, state %s", n.DeployInterface, n.ProvisionState)
+					}
+					return nil
+				}),
+			),
+		},
+		{
+			// (baremetal_host was read before the deployment's destroy:
+			// Ironic is the witness.)
+			Config: host,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				depNodeCheck(t, sc, name, depProvisionState("available")),
+				// ("deleting" can be shorter than the recorder's poll.)
+				states.passedThrough("wait call-back", "active", "cleaning", "clean wait", "available"),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					if r.ErasedMetadata < 2 {
+						return fmt.Errorf("erase_devices_metadata ran %d times, want cleaning before and after the deploy", r.ErasedMetadata)
+					}
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -331,29 +368,24 @@ func TestAccAgent_checksumMismatch(t *testing.T) {
 	img := acctest.ImageServer(t)
 	wrong := strings.Repeat("0", 64)
 	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:      host + agentDeployment(img.URL, wrong, "sha256", ""),
-				ExpectError: words(name, `deploy failed`, `Image failed to verify against checksum`, `image checksum: `+wrong, `verification checksum: `+img.SHA256),
-			},
-			{
-				Config: host,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					agentRecord(srv, "sys-0", func(r agent.Record) error {
-						if r.Image == nil || r.Image.Verdict != "mismatch" || r.Image.Actual != img.SHA256 || r.Image.Expected != wrong {
-							return fmt.Errorf("image record %+v", r.Image)
-						}
-						if r.LogsCollected == 0 {
-							return fmt.Errorf("Ironic collected no logs from the failed deploy")
-						}
-						return nil
-					}),
-				),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config:      host + agentDeployment(img.URL, wrong, "sha256", ""),
+			ExpectError: words(name, `deploy failed`, `Image failed to verify against checksum`, `image checksum: `+wrong, `verification checksum: `+img.SHA256),
+		},
+		{
+			Config: host,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					if r.Image == nil || r.Image.Verdict != "mismatch" || r.Image.Actual != img.SHA256 || r.Image.Expected != wrong {
+						return fmt.Errorf("image record %+v", r.Image)
+					}
+					if r.LogsCollected == 0 {
+						return fmt.Errorf("Ironic collected no logs from the failed deploy")
+					}
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -361,41 +393,33 @@ func TestAccAgent_checksumMismatch(t *testing.T) {
 // A custom deploy (deploy interface custom-agent) runs its step on the
 // agent, which offers it in its deploy steps.
 func TestAccAgent_customDeploy(t *testing.T) {
-	name := acctest.Name("acc-agent-cust")
-	sc := acctest.Ironic(t)
-	srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
-	states := recordStates(t, sc, name)
-	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: host + `
+	r := startAgentRig(t, "acc-agent-cust")
+	name, sc, srv, states, host := r.name, r.sc, r.srv, r.states, r.host
+	recordedTest(t, name, states, []resource.TestStep{{
+		Config: host + `
 resource "baremetal_deployment" "test" {
   host_id       = baremetal_host.test.id
   custom_deploy = { method = "custom_deploy" }
   user_data     = "#cloud-config\n"
 }
 `,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				states.passedThrough("deploying", "wait call-back", "active"),
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-					if n.DeployInterface != "custom-agent" {
-						return fmt.Errorf("deploy_interface %s", n.DeployInterface)
-					}
-					return nil
-				}),
-				agentRecord(srv, "sys-0", func(r agent.Record) error {
-					if !slices.Contains(r.DeploySteps, "deploy.custom_deploy") || slices.Contains(r.DeploySteps, "deploy.write_image") {
-						return fmt.Errorf("deploy steps on the agent: %v, want deploy.custom_deploy only", r.DeploySteps)
-					}
-					return nil
-				}),
-			),
-		}},
-	})
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			states.passedThrough("deploying", "wait call-back", "active"),
+			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				if n.DeployInterface != "custom-agent" {
+					return fmt.Errorf("deploy_interface %s", n.DeployInterface)
+				}
+				return nil
+			}),
+			agentRecord(srv, "sys-0", func(r agent.Record) error {
+				if !slices.Contains(r.DeploySteps, "deploy.custom_deploy") || slices.Contains(r.DeploySteps, "deploy.write_image") {
+					return fmt.Errorf("deploy steps on the agent: %v, want deploy.custom_deploy only", r.DeploySteps)
+				}
+				return nil
+			}),
+		),
+	}})
 }
 
 // Agent faults during a deploy: a failing image download fails it with the
@@ -416,32 +440,27 @@ func TestAccAgent_faults(t *testing.T) {
 			srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
 			img := acctest.ImageServer(t)
 			host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
-			resource.ParallelTest(t, resource.TestCase{
-				PreCheck:                 func() { acctest.PreCheck(t) },
-				ProtoV6ProviderFactories: acctest.ProviderFactories,
-				CheckDestroy:             noNodesNamed(t, name),
-				Steps: []resource.TestStep{
-					{Config: host},
-					{
-						// The agent is healthy again once the deploy failed,
-						// so that the deprovisioning that follows (in this
-						// step: a failed deploy is undeployed at once) can
-						// clean. The provider may leave "deploy failed"
-						// within one poll, so any state of that
-						// deprovisioning heals too: a missed heal let the
-						// cleaning time out (CI, "clean failed").
-						PreConfig: func() {
-							srv.Agent("sys-0").SetFaults(tc.faults)
-							healOnState(t, sc, name, srv.Agent("sys-0"), "deploy failed", "deleting", "cleaning", "clean wait")
-						},
-						Config:      host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
-						ExpectError: words(append([]string{name, `deploy failed`}, tc.want...)...),
+			acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+				{Config: host},
+				{
+					// The agent is healthy again once the deploy failed,
+					// so that the deprovisioning that follows (in this
+					// step: a failed deploy is undeployed at once) can
+					// clean. The provider may leave "deploy failed"
+					// within one poll, so any state of that
+					// deprovisioning heals too: a missed heal let the
+					// cleaning time out (CI, "clean failed").
+					PreConfig: func() {
+						srv.Agent("sys-0").SetFaults(tc.faults)
+						healOnState(t, sc, name, srv.Agent("sys-0"), "deploy failed", "deleting", "cleaning", "clean wait")
 					},
-					{
-						PreConfig: func() { srv.Agent("sys-0").SetFaults(agent.Faults{}) },
-						Config:    host,
-						Check:     depNodeCheck(t, sc, name, depProvisionState("available")),
-					},
+					Config:      host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
+					ExpectError: words(append([]string{name, `deploy failed`}, tc.want...)...),
+				},
+				{
+					PreConfig: func() { srv.Agent("sys-0").SetFaults(agent.Faults{}) },
+					Config:    host,
+					Check:     depNodeCheck(t, sc, name, depProvisionState("available")),
 				},
 			})
 		})
@@ -491,12 +510,9 @@ func healOnState(t *testing.T, sc *gophercloud.ServiceClient, name string, a *ag
 // matches NIC names as users write them (eno1).
 func TestAccAgent_inspection(t *testing.T) {
 	acctest.PreCheckInspector(t)
-	name := acctest.Name("acc-agent-insp")
-	sc := acctest.Ironic(t)
-	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
-	p := profiles[0]
-	states := recordStates(t, sc, name)
-	config := strings.Replace(agentHost(name, "redfish+"+srv.SystemURL("sys-0")), `inspect    = "redfish"`, `inspect    = "inspector"`, 1)
+	r := startAgentRig(t, "acc-agent-insp")
+	name, srv, p, states := r.name, r.srv, r.profile, r.states
+	config := strings.Replace(r.host, `inspect    = "redfish"`, `inspect    = "inspector"`, 1)
 	// Hardware from Ironic's inventory only: drop the data source's bmc block.
 	config = regexp.MustCompile(`(?s)(data "baremetal_hardware" "test" \{\n  host_id = baremetal_host.test.id\n)  bmc = \{.*?\n  \}\n`).ReplaceAllString(config, "$1")
 	cpus := p.CPU.Count * p.CPU.CoresPerSocket * p.CPU.ThreadsPerCore
@@ -569,11 +585,9 @@ func TestAccAgent_inspection(t *testing.T) {
 // settings, reboots into the agent and waits in clean wait; at that boot the
 // BMC applies them, and Ironic checks and caches them.
 func TestAccAgent_firmwareSettingsRedfish(t *testing.T) {
-	name := acctest.Name("acc-agent-bios")
-	sc := acctest.Ironic(t)
-	srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
-	states := recordStates(t, sc, name)
-	config := agentHost(name, "redfish+"+srv.SystemURL("sys-0")) + `
+	r := startAgentRig(t, "acc-agent-bios")
+	name, sc, srv, states := r.name, r.sc, r.srv, r.states
+	config := r.host + `
 resource "baremetal_firmware_settings" "test" {
   host_id  = baremetal_host.test.id
   settings = {
@@ -582,41 +596,36 @@ resource "baremetal_firmware_settings" "test" {
   }
 }
 `
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				// A manual clean took the available host through manageable
-				// and back. Its clean wait can be shorter than the recorder's
-				// 250 ms poll (CI once saw cleaning -> manageable with no
-				// clean wait in between), so only the stable states are
-				// asserted; the BMC's and Ironic's BIOS below show the
-				// settings were applied.
-				states.passedThrough("available", "manageable", "available"),
-				func(*terraform.State) error {
-					st, err := srv.State("sys-0")
-					if err != nil {
-						return err
-					}
-					if st.BiosCurrent["NumLock"] != "Off" || st.BiosCurrent["ProcVirtualization"] != "Disabled" {
-						return fmt.Errorf("the simulated BMC's BIOS: %v (pending %v)", st.BiosCurrent, st.BiosPending)
-					}
-					return nil
-				},
-				func(*terraform.State) error {
-					// Ironic caches every attribute the redfish interface reads.
-					got := biosOf(t, sc, name)
-					if got["NumLock"] != "Off" || got["ProcVirtualization"] != "Disabled" {
-						return fmt.Errorf("Ironic's BIOS settings: %v", got)
-					}
-					return nil
-				},
-			),
-		}},
-	})
+	recordedTest(t, name, states, []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			// A manual clean took the available host through manageable
+			// and back. Its clean wait can be shorter than the recorder's
+			// 250 ms poll (CI once saw cleaning -> manageable with no
+			// clean wait in between), so only the stable states are
+			// asserted; the BMC's and Ironic's BIOS below show the
+			// settings were applied.
+			states.passedThrough("available", "manageable", "available"),
+			func(*terraform.State) error {
+				st, err := srv.State("sys-0")
+				if err != nil {
+					return err
+				}
+				if st.BiosCurrent["NumLock"] != "Off" || st.BiosCurrent["ProcVirtualization"] != "Disabled" {
+					return fmt.Errorf("the simulated BMC's BIOS: %v (pending %v)", st.BiosCurrent, st.BiosPending)
+				}
+				return nil
+			},
+			func(*terraform.State) error {
+				// Ironic caches every attribute the redfish interface reads.
+				got := biosOf(t, sc, name)
+				if got["NumLock"] != "Off" || got["ProcVirtualization"] != "Disabled" {
+					return fmt.Errorf("Ironic's BIOS settings: %v", got)
+				}
+				return nil
+			},
+		),
+	}})
 }
 
 // TestLoggedStates reads a node's transitions from Ironic's log lines, in

@@ -103,28 +103,24 @@ resource "baremetal_firmware_settings" "fw" {
 			}
 			lockedName, _, _ := strings.Cut(p.locked, " ")
 			onlyName, _, _ := strings.Cut(p.registryOnly, " ")
-			resource.ParallelTest(t, resource.TestCase{
-				PreCheck:                 func() { acctest.PreCheck(t) },
-				ProtoV6ProviderFactories: acctest.ProviderFactories,
-				Steps: []resource.TestStep{
-					{
-						Config: config(p.ok),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "redfish"),
-							resource.TestCheckNoResourceAttr("baremetal_firmware_settings.fw", "current."+onlyName),
-						),
-					},
-					{
-						Config: config(p.registryOnly), PlanOnly: true,
-						ExpectError: regexp.MustCompile(`(?s)` + onlyName + `.*` + spacedText("the host has no such BIOS setting")),
-					},
-					{
-						Config: config(p.locked), PlanOnly: true,
-						ExpectError: regexp.MustCompile(`(?s)` + lockedName + `.*` + spacedText("the setting is read-only while "+p.controller) +
-							`.*` + spacedText("change "+p.controller+" in these settings, or first")),
-					},
-					{Config: config(p.ok)},
+			acctest.ParallelTest(t, nil, []resource.TestStep{
+				{
+					Config: config(p.ok),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "redfish"),
+						resource.TestCheckNoResourceAttr("baremetal_firmware_settings.fw", "current."+onlyName),
+					),
 				},
+				{
+					Config: config(p.registryOnly), PlanOnly: true,
+					ExpectError: regexp.MustCompile(`(?s)` + onlyName + `.*` + spacedText("the host has no such BIOS setting")),
+				},
+				{
+					Config: config(p.locked), PlanOnly: true,
+					ExpectError: regexp.MustCompile(`(?s)` + lockedName + `.*` + spacedText("the setting is read-only while "+p.controller) +
+						`.*` + spacedText("change "+p.controller+" in these settings, or first")),
+				},
+				{Config: config(p.ok)},
 			})
 		})
 	}
@@ -166,54 +162,50 @@ resource "baremetal_firmware_update" "u" {
 }
 `
 			}
-			resource.ParallelTest(t, resource.TestCase{
-				PreCheck:                 func() { acctest.PreCheck(t) },
-				ProtoV6ProviderFactories: acctest.ProviderFactories,
-				Steps: []resource.TestStep{
-					{
-						Config: update("9.9.9"),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("baremetal_firmware_update.u", "method", "redfish"),
-							resource.TestCheckResourceAttr("baremetal_firmware_update.u", "results.0.target", p.bios),
-							resource.TestCheckResourceAttr("baremetal_firmware_update.u", "results.0.previous_version", before),
-							resource.TestCheckResourceAttr("baremetal_firmware_update.u", "results.0.version", "9.9.9"),
-							notInMaintenance(t, sc, name),
-							func(*terraform.State) error {
-								st, err := srv.State("sys-0")
-								if err != nil {
-									return err
-								}
-								if st.Firmware[p.bios] != "9.9.9" || (p.backup != "" && st.Firmware[p.backup] != backup) {
-									return fmt.Errorf("firmware after the update: %v", st.Firmware)
-								}
-								// Booted for the staged image, then powered off by
-								// the provider while already off.
-								if n := len(st.Resets); n < 2 || !slices.Equal(st.Resets[n-2:], []string{"On", "ForceOff"}) || st.PowerState != sim.PowerOff {
-									return fmt.Errorf("resets %v, power %s; want On then ForceOff, off", st.Resets, st.PowerState)
-								}
-								// iLO (400) and iDRAC (409) refused that ForceOff.
-								if refuses := p.dialect != sim.DialectSupermicro; refuses != slices.Equal(st.RefusedResets, []string{"ForceOff"}) {
-									return fmt.Errorf("refused resets %v", st.RefusedResets)
-								}
-								return nil
-							},
-						),
-					},
-					{
-						PreConfig: func() {
-							faults.RefuseUpdates = true
-							if err := srv.SetFaults("sys-0", faults); err != nil {
-								t.Fatal(err)
+			acctest.ParallelTest(t, nil, []resource.TestStep{
+				{
+					Config: update("9.9.9"),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("baremetal_firmware_update.u", "method", "redfish"),
+						resource.TestCheckResourceAttr("baremetal_firmware_update.u", "results.0.target", p.bios),
+						resource.TestCheckResourceAttr("baremetal_firmware_update.u", "results.0.previous_version", before),
+						resource.TestCheckResourceAttr("baremetal_firmware_update.u", "results.0.version", "9.9.9"),
+						notInMaintenance(t, sc, name),
+						func(*terraform.State) error {
+							st, err := srv.State("sys-0")
+							if err != nil {
+								return err
 							}
+							if st.Firmware[p.bios] != "9.9.9" || (p.backup != "" && st.Firmware[p.backup] != backup) {
+								return fmt.Errorf("firmware after the update: %v", st.Firmware)
+							}
+							// Booted for the staged image, then powered off by
+							// the provider while already off.
+							if n := len(st.Resets); n < 2 || !slices.Equal(st.Resets[n-2:], []string{"On", "ForceOff"}) || st.PowerState != sim.PowerOff {
+								return fmt.Errorf("resets %v, power %s; want On then ForceOff, off", st.Resets, st.PowerState)
+							}
+							// iLO (400) and iDRAC (409) refused that ForceOff.
+							if refuses := p.dialect != sim.DialectSupermicro; refuses != slices.Equal(st.RefusedResets, []string{"ForceOff"}) {
+								return fmt.Errorf("refused resets %v", st.RefusedResets)
+							}
+							return nil
 						},
-						Config:      update("9.9.10"),
-						ExpectError: regexp.MustCompile(`(?s)` + spacedText(p.refusal)),
+					),
+				},
+				{
+					PreConfig: func() {
+						faults.RefuseUpdates = true
+						if err := srv.SetFaults("sys-0", faults); err != nil {
+							t.Fatal(err)
+						}
 					},
-					{
-						PreConfig: func() { _ = srv.ClearFaults("sys-0") },
-						Config:    profileHost(name, srv),
-						Check:     notInMaintenance(t, sc, name),
-					},
+					Config:      update("9.9.10"),
+					ExpectError: regexp.MustCompile(`(?s)` + spacedText(p.refusal)),
+				},
+				{
+					PreConfig: func() { _ = srv.ClearFaults("sys-0") },
+					Config:    profileHost(name, srv),
+					Check:     notInMaintenance(t, sc, name),
 				},
 			})
 		})

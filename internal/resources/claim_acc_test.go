@@ -22,20 +22,7 @@ import (
 // claimHosts declares three fake hosts in one pool: two workers and one
 // master, so names sort as <prefix>-1, -2, -3.
 func claimHosts(prefix, pool string) string {
-	host := func(i int, role string) string {
-		return fmt.Sprintf(`
-resource "baremetal_host" "h%[1]d" {
-  name        = "%[2]s-%[1]d"
-  driver      = "fake-hardware"
-  driver_info = {}
-  online      = false
-  labels = {
-    pool = %[3]q
-    role = %[4]q
-  }
-}
-`, i, prefix, pool, role)
-	}
+	host := func(i int, role string) string { return acctest.PoolHost(i, prefix, pool, role) }
 	return host(1, "worker") + host(2, "worker") + host(3, "master")
 }
 
@@ -63,60 +50,56 @@ func TestAccHostClaim(t *testing.T) {
 	pair := claimBlock("second", pool, "") + claimBlock("third", pool, "")
 	none := claimBlock("none", pool, "gpu")
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				// Deterministic placement: the first worker by name. The
-				// harness then checks that a second plan is empty.
-				Config: hosts + first,
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr("baremetal_host_claim.first", "host_name", knownvalue.StringExact(prefix+"-1")),
-					statecheck.CompareValuePairs("baremetal_host_claim.first", tfjsonpath.New("host_id"),
-						"baremetal_host.h1", tfjsonpath.New("id"), compare.ValuesSame()),
-					statecheck.CompareValuePairs("baremetal_host_claim.first", tfjsonpath.New("id"),
-						"baremetal_host_claim.first", tfjsonpath.New("allocation_id"), compare.ValuesSame()),
-					expectAttr("baremetal_host_claim.first", "name", knownvalue.StringRegexp(regexp.MustCompile(`^tf-claim-[0-9a-f]+$`))),
-				},
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			// Deterministic placement: the first worker by name. The
+			// harness then checks that a second plan is empty.
+			Config: hosts + first,
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr("baremetal_host_claim.first", "host_name", knownvalue.StringExact(prefix+"-1")),
+				statecheck.CompareValuePairs("baremetal_host_claim.first", tfjsonpath.New("host_id"),
+					"baremetal_host.h1", tfjsonpath.New("id"), compare.ValuesSame()),
+				statecheck.CompareValuePairs("baremetal_host_claim.first", tfjsonpath.New("id"),
+					"baremetal_host_claim.first", tfjsonpath.New("allocation_id"), compare.ValuesSame()),
+				expectAttr("baremetal_host_claim.first", "name", knownvalue.StringRegexp(regexp.MustCompile(`^tf-claim-[0-9a-f]+$`))),
 			},
-			{
-				ResourceName:      "baremetal_host_claim.first",
-				ImportState:       true,
-				ImportStateVerify: true,
-				// The selector is not stored in Ironic.
-				ImportStateVerifyIgnore: []string{"labels", "timeouts"},
+		},
+		{
+			ResourceName:      "baremetal_host_claim.first",
+			ImportState:       true,
+			ImportStateVerify: true,
+			// The selector is not stored in Ironic.
+			ImportStateVerifyIgnore: []string{"labels", "timeouts"},
+		},
+		{
+			// No host matching: one host of the pool is claimed, the two
+			// free ones are not GPU hosts. The error says why, per reason
+			// (the counts include the hosts of tests running alongside).
+			Config: hosts + first + none,
+			ExpectError: wrapped(`No host matches the claim`, `no available host matches the claim: \d+ hosts considered;`,
+				`\d+ already claimed;`, `\d+ labels do not match`),
+		},
+		{
+			// The failed claim left nothing behind: "second" and "third",
+			// created in one apply, race for the two hosts left and Ironic
+			// allocations keep them apart.
+			Config: hosts + first + pair,
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr("baremetal_host_claim.first", "host_name", knownvalue.StringExact(prefix+"-1")),
+				differentHosts("baremetal_host_claim.first", "baremetal_host_claim.second"),
+				differentHosts("baremetal_host_claim.first", "baremetal_host_claim.third"),
+				differentHosts("baremetal_host_claim.second", "baremetal_host_claim.third"),
 			},
-			{
-				// No host matching: one host of the pool is claimed, the two
-				// free ones are not GPU hosts. The error says why, per reason
-				// (the counts include the hosts of tests running alongside).
-				Config: hosts + first + none,
-				ExpectError: wrapped(`No host matches the claim`, `no available host matches the claim: \d+ hosts considered;`,
-					`\d+ already claimed;`, `\d+ labels do not match`),
+		},
+		{
+			// Destroying the claims releases the hosts; the hosts stay.
+			Config: hosts,
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr("baremetal_host.h1", "provisioning_state", knownvalue.StringExact("available")),
 			},
-			{
-				// The failed claim left nothing behind: "second" and "third",
-				// created in one apply, race for the two hosts left and Ironic
-				// allocations keep them apart.
-				Config: hosts + first + pair,
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr("baremetal_host_claim.first", "host_name", knownvalue.StringExact(prefix+"-1")),
-					differentHosts("baremetal_host_claim.first", "baremetal_host_claim.second"),
-					differentHosts("baremetal_host_claim.first", "baremetal_host_claim.third"),
-					differentHosts("baremetal_host_claim.second", "baremetal_host_claim.third"),
-				},
-			},
-			{
-				// Destroying the claims releases the hosts; the hosts stay.
-				Config: hosts,
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr("baremetal_host.h1", "provisioning_state", knownvalue.StringExact("available")),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					hostsUnclaimed(t, prefix+"-1", prefix+"-2", prefix+"-3"),
-				),
-			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				hostsUnclaimed(t, prefix+"-1", prefix+"-2", prefix+"-3"),
+			),
 		},
 	})
 }

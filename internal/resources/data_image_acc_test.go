@@ -89,44 +89,39 @@ func TestAccDataImage_sim(t *testing.T) {
 	srv, _, host := acctest.StartSimHost(t, "tfacc-dataimg", "admin", "password")
 	host.Resource = "h"
 	var mark *acctest.LogMark
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             simMedia(srv, "sys-0", ""),
-		Steps: []resource.TestStep{
-			{Config: host.HCL(), Check: func(*terraform.State) error { mark = acctest.MarkIronicLog(t); return nil }},
-			{
-				Config: dataImageConfig(host, dataISO),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					simMedia(srv, "sys-0", dataISO),
-					resource.TestCheckResourceAttr("baremetal_data_image.d", "device", "Cd"),
-					resource.TestCheckResourceAttrPair("baremetal_data_image.d", "id", "baremetal_host.h", "id"),
-					maintenanceAround(t, host.Name, &mark),
-				),
+	acctest.ParallelTest(t, simMedia(srv, "sys-0", ""), []resource.TestStep{
+		{Config: host.HCL(), Check: func(*terraform.State) error { mark = acctest.MarkIronicLog(t); return nil }},
+		{
+			Config: dataImageConfig(host, dataISO),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				simMedia(srv, "sys-0", dataISO),
+				resource.TestCheckResourceAttr("baremetal_data_image.d", "device", "Cd"),
+				resource.TestCheckResourceAttrPair("baremetal_data_image.d", "id", "baremetal_host.h", "id"),
+				maintenanceAround(t, host.Name, &mark),
+			),
+		},
+		{ // Ejected at the BMC: the plan shows it.
+			PreConfig: func() {
+				if err := srv.EjectMedia("sys-0", "Cd"); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{ // Ejected at the BMC: the plan shows it.
-				PreConfig: func() {
-					if err := srv.EjectMedia("sys-0", "Cd"); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: dataImageConfig(host, dataISO), PlanOnly: true, ExpectNonEmptyPlan: true,
-			},
-			{ // ... and the apply inserts it again.
-				Config: dataImageConfig(host, dataISO),
-				Check:  simMedia(srv, "sys-0", dataISO),
-			},
-			{
-				Config: dataImageConfig(host, dataISO2),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					simMedia(srv, "sys-0", dataISO2),
-					resource.TestCheckResourceAttr("baremetal_data_image.d", "url", dataISO2),
-				),
-			},
-			{ // Destroying the data image alone ejects it; the host stays.
-				Config: host.HCL(),
-				Check:  simMedia(srv, "sys-0", ""),
-			},
+			Config: dataImageConfig(host, dataISO), PlanOnly: true, ExpectNonEmptyPlan: true,
+		},
+		{ // ... and the apply inserts it again.
+			Config: dataImageConfig(host, dataISO),
+			Check:  simMedia(srv, "sys-0", dataISO),
+		},
+		{
+			Config: dataImageConfig(host, dataISO2),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				simMedia(srv, "sys-0", dataISO2),
+				resource.TestCheckResourceAttr("baremetal_data_image.d", "url", dataISO2),
+			),
+		},
+		{ // Destroying the data image alone ejects it; the host stays.
+			Config: host.HCL(),
+			Check:  simMedia(srv, "sys-0", ""),
 		},
 	})
 }
@@ -150,46 +145,42 @@ func TestAccDataImage_refused(t *testing.T) {
 	noMedia.Resource = "h"
 	host.Resource = "h"
 	var mark *acctest.LogMark
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: noMedia.HCL()},
-			{
-				Config: dataImageConfig(noMedia, dataISO), PlanOnly: true,
-				ExpectError: regexp.MustCompile(`(?s)Host has no virtual media.*` + regexp.QuoteMeta(noMedia.Name) +
-					`.*cannot take a data image.*no virtual media device for CD or DVD images`),
-			},
-			{
-				Config: host.HCL(),
-				Check: func(*terraform.State) error {
-					mark = acctest.MarkIronicLog(t)
-					return srv.SetFaults("sys-0", sim.Faults{MediaFailure: "simulated: image server unreachable"})
-				},
-			},
-			{
-				Config:      dataImageConfig(host, dataISO),
-				ExpectError: regexp.MustCompile(`(?s)Attaching the data image.*simulated: image server unreachable`),
-			},
-			{
-				Config: host.HCL(),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					simMedia(srv, "sys-0", ""),
-					maintenanceAround(t, host.Name, &mark),
-				),
-			},
-			{ // Detached: refused at plan, nothing inserted.
-				Config: host.WithExtra("  detached = true").HCL(),
-				Check: func(*terraform.State) error {
-					return srv.SetFaults("sys-0", sim.Faults{})
-				},
-			},
-			{
-				Config:      dataImageConfig(host.WithExtra("  detached = true"), dataISO),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)is detached.*attach a data image`),
-			},
-			{Config: host.HCL(), Check: simMedia(srv, "sys-0", "")},
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{Config: noMedia.HCL()},
+		{
+			Config: dataImageConfig(noMedia, dataISO), PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)Host has no virtual media.*` + regexp.QuoteMeta(noMedia.Name) +
+				`.*cannot take a data image.*no virtual media device for CD or DVD images`),
 		},
+		{
+			Config: host.HCL(),
+			Check: func(*terraform.State) error {
+				mark = acctest.MarkIronicLog(t)
+				return srv.SetFaults("sys-0", sim.Faults{MediaFailure: "simulated: image server unreachable"})
+			},
+		},
+		{
+			Config:      dataImageConfig(host, dataISO),
+			ExpectError: regexp.MustCompile(`(?s)Attaching the data image.*simulated: image server unreachable`),
+		},
+		{
+			Config: host.HCL(),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				simMedia(srv, "sys-0", ""),
+				maintenanceAround(t, host.Name, &mark),
+			),
+		},
+		{ // Detached: refused at plan, nothing inserted.
+			Config: host.WithExtra("  detached = true").HCL(),
+			Check: func(*terraform.State) error {
+				return srv.SetFaults("sys-0", sim.Faults{})
+			},
+		},
+		{
+			Config:      dataImageConfig(host.WithExtra("  detached = true"), dataISO),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)is detached.*attach a data image`),
+		},
+		{Config: host.HCL(), Check: simMedia(srv, "sys-0", "")},
 	})
 }

@@ -94,68 +94,57 @@ resource "baremetal_deployment" "test" {
 	var mark *acctest.LogMark
 	// A failed step leaves a detached node that no destroy deletes.
 	t.Cleanup(func() { acctest.DeleteNodeNamed(t, acctest.Ironic(t), name) })
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{ // 1. Deployed.
-				Config: config(false, depImageA),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(dep, "provisioning_state", "provisioned"),
-					saveID("baremetal_host.test", &id),
-					func(s *terraform.State) error {
-						alloc = s.RootModule().Resources["baremetal_host_claim.test"].Primary.Attributes["allocation_id"]
-						return nil
-					},
-				),
-			},
-			{ // 2. Detached: maintenance with the provider's reason; the deployment is untouched.
-				Config: config(true, depImageA),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction(dep, plancheck.ResourceActionNoop),
-					plancheck.ExpectResourceAction("baremetal_host_claim.test", plancheck.ResourceActionNoop),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
-					detachedNode(t, name, &id, "active"),
-					markLog(t, &mark),
-				),
-			},
-			{ // A new deployment (another image replaces it) on the detached host: refused at plan.
-				Config:      config(true, depImageB),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will\s+not\s+deploy\s+on\s+it.*set\s+detached\s+=\s+false`),
-			},
-			{ // 3. Destroy: everything is forgotten, the node and the machine stay as they are.
-				Config: `locals { detached_deployment_destroyed = true }`,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(dep, plancheck.ResourceActionDestroy),
-					plancheck.ExpectResourceAction("baremetal_host_claim.test", plancheck.ResourceActionDestroy),
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					detachedNode(t, name, &id, "active"),
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if alloc == "" || n.AllocationUUID != alloc {
-							return fmt.Errorf("node allocation %v, want %s kept", n.AllocationUUID, alloc)
-						}
-						return nil
-					}),
-					noWritesSince(t, &mark, &id, name),
-				),
-			},
-			{ // Adopted by another configuration: re-attached in place; its destroy then deletes it.
-				Config: fmt.Sprintf("import {\n  to = baremetal_host.test\n  id = %q\n}\n", name) + detachedHost(name, false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttrPtr("baremetal_host.test", "id", &id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
-				),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{ // 1. Deployed.
+			Config: config(false, depImageA),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(dep, "provisioning_state", "provisioned"),
+				saveID("baremetal_host.test", &id),
+				func(s *terraform.State) error {
+					alloc = s.RootModule().Resources["baremetal_host_claim.test"].Primary.Attributes["allocation_id"]
+					return nil
+				},
+			),
+		},
+		{ // 2. Detached: maintenance with the provider's reason; the deployment is untouched.
+			Config:           config(true, depImageA),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test"), untouched(dep), untouched("baremetal_host_claim.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
+				detachedNode(t, name, &id, "active"),
+				markLog(t, &mark),
+			),
+		},
+		{ // A new deployment (another image replaces it) on the detached host: refused at plan.
+			Config:      config(true, depImageB),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will\s+not\s+deploy\s+on\s+it.*set\s+detached\s+=\s+false`),
+		},
+		{ // 3. Destroy: everything is forgotten, the node and the machine stay as they are.
+			Config: `locals { detached_deployment_destroyed = true }`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(dep, plancheck.ResourceActionDestroy),
+				plancheck.ExpectResourceAction("baremetal_host_claim.test", plancheck.ResourceActionDestroy),
+				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				detachedNode(t, name, &id, "active"),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if alloc == "" || n.AllocationUUID != alloc {
+						return fmt.Errorf("node allocation %v, want %s kept", n.AllocationUUID, alloc)
+					}
+					return nil
+				}),
+				noWritesSince(t, &mark, &id, name),
+			),
+		},
+		{ // Adopted by another configuration: re-attached in place; its destroy then deletes it.
+			Config:           fmt.Sprintf("import {\n  to = baremetal_host.test\n  id = %q\n}\n", name) + detachedHost(name, false),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr("baremetal_host.test", "id", &id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+			),
 		},
 	})
 }
@@ -181,42 +170,37 @@ resource "baremetal_firmware_settings" "test" {
 	var id string
 	var mark *acctest.LogMark
 	t.Cleanup(func() { acctest.DeleteNodeNamed(t, sc, name) })
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config(false, "Enabled"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled"}),
-					saveID("baremetal_host.test", &id),
-				),
-			},
-			{
-				Config: config(true, "Enabled"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					detachedNode(t, name, &id, "available"),
-					markLog(t, &mark),
-				),
-			},
-			{ // A change of the settings of a detached host: refused at plan.
-				Config:      config(true, "Disabled"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will\s+not\s+change\s+its\s+BIOS\s+settings`),
-			},
-			{ // Destroy: no factory reset, nothing written.
-				Config: `locals { detached_firmware_destroyed = true }`,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					detachedNode(t, name, &id, "available"),
-					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled"}),
-					noWritesSince(t, &mark, &id, name),
-				),
-			},
-			{ // Adopted again, then destroyed with the test.
-				Config: fmt.Sprintf("import {\n  to = baremetal_host.test\n  id = %q\n}\n", name) + detachedHost(name, false),
-				Check:  resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: config(false, "Enabled"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled"}),
+				saveID("baremetal_host.test", &id),
+			),
+		},
+		{
+			Config: config(true, "Enabled"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				detachedNode(t, name, &id, "available"),
+				markLog(t, &mark),
+			),
+		},
+		{ // A change of the settings of a detached host: refused at plan.
+			Config:      config(true, "Disabled"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Host ` + name + ` is detached.*will\s+not\s+change\s+its\s+BIOS\s+settings`),
+		},
+		{ // Destroy: no factory reset, nothing written.
+			Config: `locals { detached_firmware_destroyed = true }`,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				detachedNode(t, name, &id, "available"),
+				biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled"}),
+				noWritesSince(t, &mark, &id, name),
+			),
+		},
+		{ // Adopted again, then destroyed with the test.
+			Config: fmt.Sprintf("import {\n  to = baremetal_host.test\n  id = %q\n}\n", name) + detachedHost(name, false),
+			Check:  resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
 		},
 	})
 }

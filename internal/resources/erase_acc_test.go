@@ -18,57 +18,49 @@ import (
 // Metal3's, runs erase_devices_metadata alone), a manual clean runs
 // erase_devices, and the agent records it on every disk of the host.
 func TestAccAgent_fullErasure(t *testing.T) {
-	name := acctest.Name("acc-agent-erase")
-	sc := acctest.Ironic(t)
-	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
+	r := startAgentRig(t, "acc-agent-erase")
+	name, sc, srv, states := r.name, r.sc, r.srv, r.states
 	img := acctest.ImageServer(t)
-	states := recordStates(t, sc, name)
-	host := strings.Replace(agentHost(name, "redfish+"+srv.SystemURL("sys-0")),
-		"  name = ", "  automated_cleaning_mode = \"full\"\n  name = ", 1)
-	disks := len(profiles[0].Disks)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "automated_cleaning_mode", "full"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					agentRecord(srv, "sys-0", func(r agent.Record) error {
-						if got := r.ErasedWith("erase_devices"); len(got) != 0 {
-							return fmt.Errorf("erase_devices ran before any deprovision, on %v", got)
-						}
-						return nil
-					}),
-				),
-			},
-			{
-				Config: host,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-						if n.ProvisionState != "available" || n.Extra["erase"] != "done" || n.Extra["automated_cleaning_mode"] != "full" {
-							return fmt.Errorf("node %s, extra %v", n.ProvisionState, n.Extra)
-						}
-						return nil
-					}),
-					states.passedThrough("active", "manageable", "available"),
-					agentRecord(srv, "sys-0", func(r agent.Record) error {
-						full, meta := r.ErasedWith("erase_devices"), r.ErasedWith("erase_devices_metadata")
-						slices.Sort(full)
-						slices.Sort(meta)
-						if len(full) != disks || !slices.Equal(full, meta) {
-							return fmt.Errorf("erase_devices ran on %v, want every disk (%d: %v)", full, disks, meta)
-						}
-						if !slices.Contains(r.CleanSteps, "deploy.erase_devices") {
-							return fmt.Errorf("clean steps %v", r.CleanSteps)
-						}
-						t.Logf("agent of %s erased: %+v", name, r.Erasures)
-						return nil
-					}),
-				),
-			},
+	host := strings.Replace(r.host, "  name = ", "  automated_cleaning_mode = \"full\"\n  name = ", 1)
+	disks := len(r.profile.Disks)
+	recordedTest(t, name, states, []resource.TestStep{
+		{
+			Config: host + agentDeployment(img.URL, img.SHA256, "sha256", ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "automated_cleaning_mode", "full"),
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					if got := r.ErasedWith("erase_devices"); len(got) != 0 {
+						return fmt.Errorf("erase_devices ran before any deprovision, on %v", got)
+					}
+					return nil
+				}),
+			),
+		},
+		{
+			Config: host,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if n.ProvisionState != "available" || n.Extra["erase"] != "done" || n.Extra["automated_cleaning_mode"] != "full" {
+						return fmt.Errorf("node %s, extra %v", n.ProvisionState, n.Extra)
+					}
+					return nil
+				}),
+				states.passedThrough("active", "manageable", "available"),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					full, meta := r.ErasedWith("erase_devices"), r.ErasedWith("erase_devices_metadata")
+					slices.Sort(full)
+					slices.Sort(meta)
+					if len(full) != disks || !slices.Equal(full, meta) {
+						return fmt.Errorf("erase_devices ran on %v, want every disk (%d: %v)", full, disks, meta)
+					}
+					if !slices.Contains(r.CleanSteps, "deploy.erase_devices") {
+						return fmt.Errorf("clean steps %v", r.CleanSteps)
+					}
+					t.Logf("agent of %s erased: %+v", name, r.Erasures)
+					return nil
+				}),
+			),
 		},
 	})
 }

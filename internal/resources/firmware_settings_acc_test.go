@@ -11,7 +11,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
@@ -134,80 +133,70 @@ func TestAccFirmwareSettings_fake(t *testing.T) {
     BootMode           = "Bios"`
 	var id string
 	var before time.Time
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() { t.Log("applying two settings on a new host") },
-				Config:    fakeFirmwareConfig(name, two, false),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Uefi"}),
-					resource.TestCheckResourceAttr(fs, "schema_source", "none"),
-					resource.TestCheckResourceAttr(fs, "current.ProcVirtualization", "Enabled"),
-					resource.TestCheckResourceAttr(fs, "current.%", "2"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttrPair(fs, "id", "baremetal_host.test", "id"),
-					func(s *terraform.State) error { id = s.RootModule().Resources[fs].Primary.ID; return nil },
-				),
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			PreConfig: func() { t.Log("applying two settings on a new host") },
+			Config:    fakeFirmwareConfig(name, two, false),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Uefi"}),
+				resource.TestCheckResourceAttr(fs, "schema_source", "none"),
+				resource.TestCheckResourceAttr(fs, "current.ProcVirtualization", "Enabled"),
+				resource.TestCheckResourceAttr(fs, "current.%", "2"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttrPair(fs, "id", "baremetal_host.test", "id"),
+				func(s *terraform.State) error { id = s.RootModule().Resources[fs].Primary.ID; return nil },
+			),
+		},
+		{ // Second plan: empty.
+			Config:   fakeFirmwareConfig(name, two, false),
+			PlanOnly: true,
+		},
+		{ // One value changes in place.
+			Config:           fakeFirmwareConfig(name, changed, false),
+			ConfigPlanChecks: preApply(updates(fs)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Bios"}),
+				resource.TestCheckResourceAttr(fs, "current.BootMode", "Bios"),
+				resource.TestCheckResourceAttrPtr(fs, "id", &id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+			),
+		},
+		{ // Drift: changed behind Terraform's back, put back by the apply.
+			PreConfig: func() {
+				cleanBehindTerraform(t, sc, name, map[string]string{"ProcVirtualization": "Disabled"})
 			},
-			{ // Second plan: empty.
-				Config:   fakeFirmwareConfig(name, two, false),
-				PlanOnly: true,
-			},
-			{ // One value changes in place.
-				Config: fakeFirmwareConfig(name, changed, false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Bios"}),
-					resource.TestCheckResourceAttr(fs, "current.BootMode", "Bios"),
-					resource.TestCheckResourceAttrPtr(fs, "id", &id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-				),
-			},
-			{ // Drift: changed behind Terraform's back, put back by the apply.
-				PreConfig: func() {
-					cleanBehindTerraform(t, sc, name, map[string]string{"ProcVirtualization": "Disabled"})
+			Config:           fakeFirmwareConfig(name, changed, false),
+			ConfigPlanChecks: preApply(updates(fs)),
+			Check:            biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Bios"}),
+		},
+		{ // No setting differs: the update sends no clean.
+			PreConfig:        func() { before = provisionUpdatedAt(t, sc, name) },
+			Config:           fakeFirmwareConfig(name, changed, true),
+			ConfigPlanChecks: preApply(updates(fs)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(*terraform.State) error {
+					if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
+						return fmt.Errorf("provision state changed (%v -> %v): a no-op apply cleaned", before, after)
+					}
+					return nil
 				},
-				Config: fakeFirmwareConfig(name, changed, false),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
-				}},
-				Check: biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Bios"}),
-			},
-			{ // No setting differs: the update sends no clean.
-				PreConfig: func() { before = provisionUpdatedAt(t, sc, name) },
-				Config:    fakeFirmwareConfig(name, changed, true),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(fs, plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(*terraform.State) error {
-						if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
-							return fmt.Errorf("provision state changed (%v -> %v): a no-op apply cleaned", before, after)
-						}
-						return nil
-					},
-					resource.TestCheckResourceAttr(fs, "reset_on_destroy", "true"),
-				),
-			},
-			{ // Destroy with reset_on_destroy: bios.factory_reset (the fake BIOS forgets everything).
-				Config: fakeFirmwareConfig(name, "", false),
-				Check:  biosIs(t, sc, name, map[string]string{}),
-			},
-			{
-				Config: fakeFirmwareConfig(name, `    LogicalProc = "Disabled"`, false),
-				Check:  biosIs(t, sc, name, map[string]string{"LogicalProc": "Disabled"}),
-			},
-			{ // Destroy without reset: the BIOS keeps its settings.
-				Config: fakeFirmwareConfig(name, "", false),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					biosIs(t, sc, name, map[string]string{"LogicalProc": "Disabled"}),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				),
-			},
+				resource.TestCheckResourceAttr(fs, "reset_on_destroy", "true"),
+			),
+		},
+		{ // Destroy with reset_on_destroy: bios.factory_reset (the fake BIOS forgets everything).
+			Config: fakeFirmwareConfig(name, "", false),
+			Check:  biosIs(t, sc, name, map[string]string{}),
+		},
+		{
+			Config: fakeFirmwareConfig(name, `    LogicalProc = "Disabled"`, false),
+			Check:  biosIs(t, sc, name, map[string]string{"LogicalProc": "Disabled"}),
+		},
+		{ // Destroy without reset: the BIOS keeps its settings.
+			Config: fakeFirmwareConfig(name, "", false),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				biosIs(t, sc, name, map[string]string{"LogicalProc": "Disabled"}),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			),
 		},
 	})
 }
@@ -233,31 +222,27 @@ resource "baremetal_firmware_settings" "fw" {
 	bad := func(settings, pattern string) resource.TestStep {
 		return resource.TestStep{Config: config(settings), PlanOnly: true, ExpectError: regexp.MustCompile(pattern)}
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{ // Values equal to the BIOS's: nothing to apply (a redfish apply needs an agent ramdisk).
-				Config: config(`    NumLock = "On"
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{ // Values equal to the BIOS's: nothing to apply (a redfish apply needs an agent ramdisk).
+			Config: config(`    NumLock = "On"
     PxeRetryCount = "3"`),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "ironic"),
-					resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "current.NumLock", "On"),
-					resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "current.SystemServiceTag", "SIMTAG"),
-				),
-			},
-			bad(`    NoSuchSetting = "On"`, `(?s)Invalid BIOS setting NoSuchSetting.*no such BIOS setting`),
-			bad(`    SystemServiceTag = "X"`, `(?s)SystemServiceTag.*read-only`),
-			bad(`    NumLock = "Maybe"`, `(?s)NumLock.*"Maybe".*not one of the allowed values \["On", "Off"\]`),
-			bad(`    PxeRetryCount = "11"`, `(?s)PxeRetryCount.*out of bounds: allowed 0 to 10`),
-			bad(`    PxeRetryCount = "three"`, `(?s)PxeRetryCount.*not an integer`),
-			bad(`    AssetTag = "`+strings.Repeat("x", 33)+`"`, `(?s)AssetTag.*length 33 is\s+outside the allowed length \(0 to 32`),
-			bad(`    SriovGlobalEnable = "yes"`, `(?s)SriovGlobalEnable.*not a boolean`),
-			bad(`    AdminPassword = "secret"`, `(?s)AdminPassword.*"Password"\s+cannot\s+be\s+set`),
-			{ // Valid again (the destroy after the test uses the last configuration).
-				Config: config(`    NumLock = "On"`),
-				Check:  resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "ironic"),
-			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "ironic"),
+				resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "current.NumLock", "On"),
+				resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "current.SystemServiceTag", "SIMTAG"),
+			),
+		},
+		bad(`    NoSuchSetting = "On"`, `(?s)Invalid BIOS setting NoSuchSetting.*no such BIOS setting`),
+		bad(`    SystemServiceTag = "X"`, `(?s)SystemServiceTag.*read-only`),
+		bad(`    NumLock = "Maybe"`, `(?s)NumLock.*"Maybe".*not one of the allowed values \["On", "Off"\]`),
+		bad(`    PxeRetryCount = "11"`, `(?s)PxeRetryCount.*out of bounds: allowed 0 to 10`),
+		bad(`    PxeRetryCount = "three"`, `(?s)PxeRetryCount.*not an integer`),
+		bad(`    AssetTag = "`+strings.Repeat("x", 33)+`"`, `(?s)AssetTag.*length 33 is\s+outside the allowed length \(0 to 32`),
+		bad(`    SriovGlobalEnable = "yes"`, `(?s)SriovGlobalEnable.*not a boolean`),
+		bad(`    AdminPassword = "secret"`, `(?s)AdminPassword.*"Password"\s+cannot\s+be\s+set`),
+		{ // Valid again (the destroy after the test uses the last configuration).
+			Config: config(`    NumLock = "On"`),
+			Check:  resource.TestCheckResourceAttr("baremetal_firmware_settings.fw", "schema_source", "ironic"),
 		},
 	})
 }
@@ -277,33 +262,29 @@ resource "baremetal_firmware_settings" "test" {
 }
 `
 	var before time.Time
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: deployed,
-				Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-			},
-			{
-				PreConfig:   func() { before = provisionUpdatedAt(t, sc, name) },
-				Config:      withSettings,
-				ExpectError: regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87.*Deprovision the host\s+first`),
-			},
-			{ // A RAID change on the provisioned host fails at plan too.
-				Config: strings.Replace(deployed, "driver_info = {}", `driver_info = {}
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			Config: deployed,
+			Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+		},
+		{
+			PreConfig:   func() { before = provisionUpdatedAt(t, sc, name) },
+			Config:      withSettings,
+			ExpectError: regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87.*Deprovision the host\s+first`),
+		},
+		{ // A RAID change on the provisioned host fails at plan too.
+			Config: strings.Replace(deployed, "driver_info = {}", `driver_info = {}
   interfaces  = { raid = "fake" }
   raid        = { hardware_volumes = [{ level = "1" }] }`, 1),
-				ExpectError: regexp.MustCompile(`(?s)RAID cannot change on a provisioned host.*Deprovision it\s+first`),
-			},
-			{ // Nothing was sent: the node is still active, untouched.
-				Config: deployed,
-				Check: func(*terraform.State) error {
-					if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
-						return fmt.Errorf("provision state changed (%v -> %v)", before, after)
-					}
-					return nil
-				},
+			ExpectError: regexp.MustCompile(`(?s)RAID cannot change on a provisioned host.*Deprovision it\s+first`),
+		},
+		{ // Nothing was sent: the node is still active, untouched.
+			Config: deployed,
+			Check: func(*terraform.State) error {
+				if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
+					return fmt.Errorf("provision state changed (%v -> %v)", before, after)
+				}
+				return nil
 			},
 		},
 	})

@@ -114,51 +114,47 @@ data "baremetal_firmware" "after" {
 }
 `
 	failing := base + firmwareUpdateResource(1, srv, `{ component = "redfish:sys-1-NIC.1", url = "http://images.invalid/nic-22.0.1.bin" }`)
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: base,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "method", "redfish"),
-					resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "results.0.target", "sys-0-BIOS"),
-					resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "results.0.previous_version", sim.DefaultProfile(0).BIOSVersion),
-					resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "results.0.version", "3.1.4"),
-					resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "versions.bios", "3.1.4"),
-					resource.TestCheckResourceAttr("baremetal_firmware_update.u2", "versions.bmc", "9.8.7"),
-					resource.TestCheckResourceAttr("data.baremetal_firmware.after", "bios_version", "3.1.4"),
-					resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_firmware.after", "components.*", map[string]string{
-						"id": "sys-0-BIOS", "version": "3.1.4",
-					}),
-					notInMaintenance(t, sc, prefix+"-0"),
-					acctest.SimPower(srv, "sys-0", sim.PowerOff),
-					func(*terraform.State) error {
-						st, err := srv.State("sys-0")
-						if err != nil {
-							return err
-						}
-						if len(st.Resets) < 2 || !slices.Equal(st.Resets[len(st.Resets)-2:], []string{"On", "ForceOff"}) {
-							return fmt.Errorf("sys-0 after the staged update: resets %v; want booted then off", st.Resets)
-						}
-						return nil
-					},
-					notInMaintenance(t, sc, prefix+"-2"),
-					func(*terraform.State) error {
-						return progressLogged(logDir, t.Name(), "sys-2-BMC", []string{"25", "50", "75"})
-					},
-				),
-			},
-			{
-				Config: failing,
-				// Terraform wraps the message: any space may be a newline.
-				ExpectError: regexp.MustCompile(`(?s)` + prefix + `-1.*component\s+redfish:sys-1-NIC.1.*` +
-					strings.Join(strings.Fields(regexp.QuoteMeta(failure)), `\s+`)),
-			},
-			{
-				Config: base,
-				Check:  notInMaintenance(t, sc, prefix+"-1"),
-			},
+	acctest.Test(t, nil, []resource.TestStep{
+		{
+			Config: base,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "method", "redfish"),
+				resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "results.0.target", "sys-0-BIOS"),
+				resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "results.0.previous_version", sim.DefaultProfile(0).BIOSVersion),
+				resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "results.0.version", "3.1.4"),
+				resource.TestCheckResourceAttr("baremetal_firmware_update.u0", "versions.bios", "3.1.4"),
+				resource.TestCheckResourceAttr("baremetal_firmware_update.u2", "versions.bmc", "9.8.7"),
+				resource.TestCheckResourceAttr("data.baremetal_firmware.after", "bios_version", "3.1.4"),
+				resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_firmware.after", "components.*", map[string]string{
+					"id": "sys-0-BIOS", "version": "3.1.4",
+				}),
+				notInMaintenance(t, sc, prefix+"-0"),
+				acctest.SimPower(srv, "sys-0", sim.PowerOff),
+				func(*terraform.State) error {
+					st, err := srv.State("sys-0")
+					if err != nil {
+						return err
+					}
+					if len(st.Resets) < 2 || !slices.Equal(st.Resets[len(st.Resets)-2:], []string{"On", "ForceOff"}) {
+						return fmt.Errorf("sys-0 after the staged update: resets %v; want booted then off", st.Resets)
+					}
+					return nil
+				},
+				notInMaintenance(t, sc, prefix+"-2"),
+				func(*terraform.State) error {
+					return progressLogged(logDir, t.Name(), "sys-2-BMC", []string{"25", "50", "75"})
+				},
+			),
+		},
+		{
+			Config: failing,
+			// Terraform wraps the message: any space may be a newline.
+			ExpectError: regexp.MustCompile(`(?s)` + prefix + `-1.*component\s+redfish:sys-1-NIC.1.*` +
+				strings.Join(strings.Fields(regexp.QuoteMeta(failure)), `\s+`)),
+		},
+		{
+			Config: base,
+			Check:  notInMaintenance(t, sc, prefix+"-1"),
 		},
 	})
 	if st, _ := srv.State("sys-1"); st.Firmware["NIC.1"] != "21.5.9" {

@@ -49,56 +49,52 @@ data "baremetal_firmware" "after" {
 }
 `
 	const u = "baremetal_firmware_update.u"
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: provider + `
+	acctest.Test(t, nil, []resource.TestStep{
+		{
+			Config: provider + `
 resource "baremetal_firmware_update" "u" {
   host_id = "fw-ironic-0"
   updates = [{ component = "redfish:Installed-1", url = "http://images.invalid/x-1.0.bin" }]
 }
 `,
-				ExpectError: regexp.MustCompile(`(?s)Component not known to Ironic.*bios, bmc and nic:<id>, not\s+"redfish:Installed-1"`),
-			},
-			{
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(u, "id", id),
-					resource.TestCheckResourceAttr(u, "method", "ironic"),
-					resource.TestCheckResourceAttr(u, "results.0.previous_version", "1.2.0"),
-					resource.TestCheckResourceAttr(u, "results.0.version", "1.3.0"),
-					resource.TestCheckResourceAttr(u, "versions.bmc", "5.11"),
-					resource.TestCheckResourceAttr("data.baremetal_firmware.after", "source", "ironic"),
-					resource.TestCheckResourceAttr("data.baremetal_firmware.after", "bios_version", "1.3.0"),
-					func(*terraform.State) error {
-						var verbs []string
-						for _, steps := range srv.Steps(id) {
-							raw, _ := json.Marshal(steps)
-							verbs = append(verbs, string(raw))
+			ExpectError: regexp.MustCompile(`(?s)Component not known to Ironic.*bios, bmc and nic:<id>, not\s+"redfish:Installed-1"`),
+		},
+		{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(u, "id", id),
+				resource.TestCheckResourceAttr(u, "method", "ironic"),
+				resource.TestCheckResourceAttr(u, "results.0.previous_version", "1.2.0"),
+				resource.TestCheckResourceAttr(u, "results.0.version", "1.3.0"),
+				resource.TestCheckResourceAttr(u, "versions.bmc", "5.11"),
+				resource.TestCheckResourceAttr("data.baremetal_firmware.after", "source", "ironic"),
+				resource.TestCheckResourceAttr("data.baremetal_firmware.after", "bios_version", "1.3.0"),
+				func(*terraform.State) error {
+					var verbs []string
+					for _, steps := range srv.Steps(id) {
+						raw, _ := json.Marshal(steps)
+						verbs = append(verbs, string(raw))
+					}
+					want := `[{"args":{"settings":[{"component":"bios","url":"http://images.invalid/bios-1.3.0.bin"},` +
+						`{"component":"bmc","url":"http://images.invalid/bmc-5.11.bin"}]},"interface":"firmware","step":"update"}]`
+					if len(verbs) != 1 || verbs[0] != want {
+						return fmt.Errorf("steps sent %v\nwant [%s]", verbs, want)
+					}
+					var calls []string
+					for _, c := range srv.Calls() {
+						if strings.Contains(c, "maintenance") || strings.Contains(c, "states/provision") {
+							calls = append(calls, c)
 						}
-						want := `[{"args":{"settings":[{"component":"bios","url":"http://images.invalid/bios-1.3.0.bin"},` +
-							`{"component":"bmc","url":"http://images.invalid/bmc-5.11.bin"}]},"interface":"firmware","step":"update"}]`
-						if len(verbs) != 1 || verbs[0] != want {
-							return fmt.Errorf("steps sent %v\nwant [%s]", verbs, want)
-						}
-						var calls []string
-						for _, c := range srv.Calls() {
-							if strings.Contains(c, "maintenance") || strings.Contains(c, "states/provision") {
-								calls = append(calls, c)
-							}
-						}
-						if len(calls) != 3 {
-							return fmt.Errorf("calls %v, want manage, clean and provide and no maintenance", calls)
-						}
-						if n := srv.MustNode(id); n.ProvisionState != "available" || n.Maintenance {
-							return fmt.Errorf("node %q, maintenance %v", n.ProvisionState, n.Maintenance)
-						}
-						return nil
-					},
-				),
-			},
+					}
+					if len(calls) != 3 {
+						return fmt.Errorf("calls %v, want manage, clean and provide and no maintenance", calls)
+					}
+					if n := srv.MustNode(id); n.ProvisionState != "available" || n.Maintenance {
+						return fmt.Errorf("node %q, maintenance %v", n.ProvisionState, n.Maintenance)
+					}
+					return nil
+				},
+			),
 		},
 	})
 }

@@ -37,70 +37,65 @@ func TestAccHost_lifecycle(t *testing.T) {
 	// Every step changes the host in place: the id stays the same.
 	sameHost := statecheck.CompareValue(compare.ValuesSame())
 	const addr = "baremetal_host.test"
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{ // registering -> inspecting -> preparing -> available, off.
-				Config: fakeHost(name, `  labels = { rack = "r1" }
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{ // registering -> inspecting -> preparing -> available, off.
+			Config: fakeHost(name, `  labels = { rack = "r1" }
   driver_secrets = { fake_password = "first" }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr(addr, "provisioning_state", knownvalue.StringExact("available")),
-					expectAttr(addr, "ironic_state", knownvalue.StringExact("available")),
-					expectAttr(addr, "operational_status", knownvalue.StringExact("OK")),
-					expectAttr(addr, "powered_on", knownvalue.Bool(false)),
-					expectAttr(addr, "error_count", knownvalue.Int64Exact(0)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("labels").AtMapKey("rack"), knownvalue.StringExact("r1")),
-					expectAttr(addr, "id", knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
-					sameHost.AddStateValue(addr, tfjsonpath.New("id")),
-				},
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr(addr, "provisioning_state", knownvalue.StringExact("available")),
+				expectAttr(addr, "ironic_state", knownvalue.StringExact("available")),
+				expectAttr(addr, "operational_status", knownvalue.StringExact("OK")),
+				expectAttr(addr, "powered_on", knownvalue.Bool(false)),
+				expectAttr(addr, "error_count", knownvalue.Int64Exact(0)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("labels").AtMapKey("rack"), knownvalue.StringExact("r1")),
+				expectAttr(addr, "id", knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
+				sameHost.AddStateValue(addr, tfjsonpath.New("id")),
 			},
-			{ // Power on, labels and credentials change in place.
-				Config: fakeHost(name, `  online = true
+		},
+		{ // Power on, labels and credentials change in place.
+			Config: fakeHost(name, `  online = true
   labels = { rack = "r2" }
   driver_secrets = { fake_password = "second" }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr(addr, "powered_on", knownvalue.Bool(true)),
-					statecheck.ExpectKnownValue(addr, tfjsonpath.New("labels").AtMapKey("rack"), knownvalue.StringExact("r2")),
-					expectAttr(addr, "provisioning_state", knownvalue.StringExact("available")),
-					sameHost.AddStateValue(addr, tfjsonpath.New("id")),
-				},
-				// Ironic is the witness of what state cannot show.
-				Check: resource.ComposeAggregateTestCheckFunc(
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if n.PowerState != "power on" {
-							return fmt.Errorf("Ironic power_state %q, want power on", n.PowerState)
-						}
-						if n.DriverInfo["fake_password"] == "first" {
-							return fmt.Errorf("driver_info was not updated in place")
-						}
-						return nil
-					}),
-				),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr(addr, "powered_on", knownvalue.Bool(true)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("labels").AtMapKey("rack"), knownvalue.StringExact("r2")),
+				expectAttr(addr, "provisioning_state", knownvalue.StringExact("available")),
+				sameHost.AddStateValue(addr, tfjsonpath.New("id")),
 			},
-			{ // And off again.
-				Config: fakeHost(name, `  online = false
+			// Ironic is the witness of what state cannot show.
+			Check: resource.ComposeAggregateTestCheckFunc(
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if n.PowerState != "power on" {
+						return fmt.Errorf("Ironic power_state %q, want power on", n.PowerState)
+					}
+					if n.DriverInfo["fake_password"] == "first" {
+						return fmt.Errorf("driver_info was not updated in place")
+					}
+					return nil
+				}),
+			),
+		},
+		{ // And off again.
+			Config: fakeHost(name, `  online = false
   labels = { rack = "r2" }
   driver_secrets = { fake_password = "second" }`),
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr(addr, "powered_on", knownvalue.Bool(false)),
-					sameHost.AddStateValue(addr, tfjsonpath.New("id")),
-				},
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr(addr, "powered_on", knownvalue.Bool(false)),
+				sameHost.AddStateValue(addr, tfjsonpath.New("id")),
 			},
-			{ // Import by name.
-				ResourceName:            "baremetal_host.test",
-				ImportState:             true,
-				ImportStateId:           name,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: importIgnore,
-			},
-			{ // Import by node UUID.
-				ResourceName:            "baremetal_host.test",
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: importIgnore,
-			},
+		},
+		{ // Import by name.
+			ResourceName:            "baremetal_host.test",
+			ImportState:             true,
+			ImportStateId:           name,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: importIgnore,
+		},
+		{ // Import by node UUID.
+			ResourceName:            "baremetal_host.test",
+			ImportState:             true,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: importIgnore,
 		},
 	})
 }
@@ -137,6 +132,22 @@ func sameID(id *string) resource.TestCheckFunc {
 	}
 }
 
+// preApply is a step's plan checks: the plan must pass checks before it
+// is applied.
+func preApply(checks ...plancheck.PlanCheck) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: checks}
+}
+
+// updates expects the plan to update the resource at addr in place.
+func updates(addr string) plancheck.PlanCheck {
+	return plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)
+}
+
+// untouched expects the plan to leave the resource at addr alone.
+func untouched(addr string) plancheck.PlanCheck {
+	return plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)
+}
+
 // oneNodeNamed checks that exactly one Ironic node is named name, and
 // passes check the id of baremetal_host.test in state.
 func oneNodeNamed(t *testing.T, name string, check func(id string) error) resource.TestCheckFunc {
@@ -170,29 +181,25 @@ func TestAccHost_deletedOutside(t *testing.T) {
 	sc := acctest.Ironic(t)
 	mac := acctest.MAC()
 	var id string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: fakeHost(name, `  inspection = "disabled"
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			Config: fakeHost(name, `  inspection = "disabled"
   boot_mac_address = "`+mac+`"`),
-				Check: saveID("baremetal_host.test", &id),
-			},
-			{
-				PreConfig: func() { acctest.DeleteNodeNamed(t, sc, name) },
-				Config: fakeHost(name, `  inspection = "disabled"
+			Check: saveID("baremetal_host.test", &id),
+		},
+		{
+			PreConfig: func() { acctest.DeleteNodeNamed(t, sc, name) },
+			Config: fakeHost(name, `  inspection = "disabled"
   boot_mac_address = "`+mac+`"`),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					oneNodeNamed(t, name, func(got string) error {
-						if got == id {
-							return fmt.Errorf("expected a new node after the old one was deleted, got the same id %s", id)
-						}
-						return nil
-					}),
-				),
-			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				oneNodeNamed(t, name, func(got string) error {
+					if got == id {
+						return fmt.Errorf("expected a new node after the old one was deleted, got the same id %s", id)
+					}
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -203,32 +210,28 @@ func TestAccHost_resumeAfterInterruptedApply(t *testing.T) {
 	name := acctest.Name("acc-resume")
 	sc := acctest.Ironic(t)
 	var leftover string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					// What an interrupted apply leaves: a node in enroll.
-					n, err := nodes.Create(context.Background(), sc, nodes.CreateOpts{
-						Name: name, Driver: "fake-hardware", ResourceClass: "baremetal",
-					}).Extract()
-					if err != nil {
-						t.Fatalf("create leftover node: %v", err)
-					}
-					leftover = n.UUID
-				},
-				Config: fakeHost(name, ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					oneNodeNamed(t, name, func(got string) error {
-						if got != leftover {
-							return fmt.Errorf("host id %s, want the leftover node %s", got, leftover)
-						}
-						return nil
-					}),
-				),
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			PreConfig: func() {
+				// What an interrupted apply leaves: a node in enroll.
+				n, err := nodes.Create(context.Background(), sc, nodes.CreateOpts{
+					Name: name, Driver: "fake-hardware", ResourceClass: "baremetal",
+				}).Extract()
+				if err != nil {
+					t.Fatalf("create leftover node: %v", err)
+				}
+				leftover = n.UUID
 			},
+			Config: fakeHost(name, ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				oneNodeNamed(t, name, func(got string) error {
+					if got != leftover {
+						return fmt.Errorf("host id %s, want the leftover node %s", got, leftover)
+					}
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -239,27 +242,22 @@ func TestAccHost_resumeAfterInterruptedApply(t *testing.T) {
 func TestAccHost_inspectionFailure(t *testing.T) {
 	name := acctest.Name("acc-inspfail")
 	acctest.PreCheck(t)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				// Redfish inspection against a BMC that is not there.
-				Config: fakeHost(name, `  interfaces = { inspect = "redfish" }
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			// Redfish inspection against a BMC that is not there.
+			Config: fakeHost(name, `  interfaces = { inspect = "redfish" }
   driver_secrets = {
     redfish_address  = "http://127.0.0.1:9"
     redfish_username = "admin"
     redfish_password = "s3cret-never-printed"
   }`),
-				ExpectError: regexp.MustCompile(`(?s)host "` + name + `".*state "inspecting".*inspection error.*Ironic verb "inspect".*last_error`),
-			},
-			{
-				// The failed host was kept in state: the plan replaces it.
-				Config:             fakeHost(name, `  interfaces = { inspect = "redfish" }`),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
+			ExpectError: regexp.MustCompile(`(?s)host "` + name + `".*state "inspecting".*inspection error.*Ironic verb "inspect".*last_error`),
+		},
+		{
+			// The failed host was kept in state: the plan replaces it.
+			Config:             fakeHost(name, `  interfaces = { inspect = "redfish" }`),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
 		},
 	})
 }
@@ -311,26 +309,21 @@ func TestAccHost_planTimeErrors(t *testing.T) {
 func TestAccHost_externallyProvisioned(t *testing.T) {
 	name := acctest.Name("acc-adopt")
 	acctest.PreCheck(t)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: fakeHost(name, `  externally_provisioned = true
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: fakeHost(name, `  externally_provisioned = true
   online                 = true`),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "externally provisioned"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "active"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-				nodeHas(t, name, func(n *nodes.Node) error {
-					if n.InspectionFinishedAt != nil {
-						return fmt.Errorf("an adopted host was inspected")
-					}
-					return nil
-				}),
-			),
-		}},
-	})
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "externally provisioned"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "active"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+			nodeHas(t, name, func(n *nodes.Node) error {
+				if n.InspectionFinishedAt != nil {
+					return fmt.Errorf("an adopted host was inspected")
+				}
+				return nil
+			}),
+		),
+	}})
 }
 
 // A boot mode changed behind Terraform's back shows in the plan, and the
@@ -340,36 +333,32 @@ func TestAccHost_bootModeDrift(t *testing.T) {
 	sc := acctest.Ironic(t)
 	config := fakeHost(name, `  inspection = "disabled"
   boot_mac_address = "`+acctest.MAC()+`"`)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: config, Check: resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI")},
-			{
-				PreConfig: func() {
-					_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
-						nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/properties/capabilities", Value: "boot_mode:bios"},
-					}).Extract()
-					if err != nil {
-						t.Fatalf("change the boot mode behind Terraform's back: %v", err)
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{Config: config, Check: resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI")},
+		{
+			PreConfig: func() {
+				_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
+					nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/properties/capabilities", Value: "boot_mode:bios"},
+				}).Extract()
+				if err != nil {
+					t.Fatalf("change the boot mode behind Terraform's back: %v", err)
+				}
+			},
+			Config:             config,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		},
+		{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI"),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if c := n.Properties["capabilities"]; c != "boot_mode:uefi" {
+						return fmt.Errorf("capabilities %v, want boot_mode:uefi back", c)
 					}
-				},
-				Config:             config,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
-			{
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI"),
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if c := n.Properties["capabilities"]; c != "boot_mode:uefi" {
-							return fmt.Errorf("capabilities %v, want boot_mode:uefi back", c)
-						}
-						return nil
-					}),
-				),
-			},
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -387,17 +376,13 @@ func TestAccHost_importAdoptsInPlace(t *testing.T) {
   interfaces  = { deploy = "fake", boot = "fake" }
   inspection  = "disabled"
   boot_mac_address = "` + acctest.MAC() + `"`
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: fmt.Sprintf("resource \"baremetal_host\" \"orig\" {\n  name = %q\n%s\n}\n", name, body),
-				Check:  saveID("baremetal_host.orig", &id),
-			},
-			{ // Forget it without deleting it, and import it under a new address.
-				Config: fmt.Sprintf(`
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: fmt.Sprintf("resource \"baremetal_host\" \"orig\" {\n  name = %q\n%s\n}\n", name, body),
+			Check:  saveID("baremetal_host.orig", &id),
+		},
+		{ // Forget it without deleting it, and import it under a new address.
+			Config: fmt.Sprintf(`
 removed {
   from = baremetal_host.orig
   lifecycle {
@@ -413,15 +398,12 @@ resource "baremetal_host" "test" {
 %s
 }
 `, name, name, body),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					sameID(&id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "driver", "fake-hardware"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				),
-			},
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				sameID(&id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "driver", "fake-hardware"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			),
 		},
 	})
 }

@@ -110,54 +110,47 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 	srv, prof, host := acctest.StartSimHost(t, "acc-bmc-insp", bmcUser, "insp-pass")
 	name := host.Name
 	var id string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: host.HCL(),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-					inspectedFrom(t, name, prof),
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if n.PowerInterface != "redfish" || n.ManagementInterface != "redfish" || n.InspectInterface != "redfish" {
-							return fmt.Errorf("interfaces power=%s management=%s inspect=%s, want redfish",
-								n.PowerInterface, n.ManagementInterface, n.InspectInterface)
-						}
-						if got := n.DriverInfo["redfish_system_id"]; got != "/redfish/v1/Systems/sys-0" {
-							return fmt.Errorf("driver_info.redfish_system_id = %v", got)
-						}
-						return nil
-					}),
-					acctest.SimPower(srv, "sys-0", sim.PowerOff),
-					saveID("baremetal_host.test", &id),
-				),
-			},
-			{ // Power on in place: the simulated machine is on.
-				Config: host.WithExtra("  online = true").HCL(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					sameID(&id),
-					acctest.SimPower(srv, "sys-0", sim.PowerOn),
-				),
-			},
-			{ // And off again.
-				Config: host.WithExtra("  online = false").HCL(),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-					sameID(&id),
-					acctest.SimPower(srv, "sys-0", sim.PowerOff),
-				),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: host.HCL(),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+				inspectedFrom(t, name, prof),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if n.PowerInterface != "redfish" || n.ManagementInterface != "redfish" || n.InspectInterface != "redfish" {
+						return fmt.Errorf("interfaces power=%s management=%s inspect=%s, want redfish",
+							n.PowerInterface, n.ManagementInterface, n.InspectInterface)
+					}
+					if got := n.DriverInfo["redfish_system_id"]; got != "/redfish/v1/Systems/sys-0" {
+						return fmt.Errorf("driver_info.redfish_system_id = %v", got)
+					}
+					return nil
+				}),
+				acctest.SimPower(srv, "sys-0", sim.PowerOff),
+				saveID("baremetal_host.test", &id),
+			),
+		},
+		{ // Power on in place: the simulated machine is on.
+			Config:           host.WithExtra("  online = true").HCL(),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				sameID(&id),
+				acctest.SimPower(srv, "sys-0", sim.PowerOn),
+			),
+		},
+		{ // And off again.
+			Config: host.WithExtra("  online = false").HCL(),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+				sameID(&id),
+				acctest.SimPower(srv, "sys-0", sim.PowerOff),
+			),
 		},
 	})
 }
@@ -295,29 +288,24 @@ func TestAccHostBMC_errorBurst(t *testing.T) {
 			return nil
 		}
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name0, name1),
-		Steps: []resource.TestStep{
-			{
-				PreConfig: func() {
-					for _, id := range []string{"sys-0", "sys-1"} {
-						if err := srv.SetFaults(id, sim.Faults{ErrorBurst: 2, ErrorStatus: 503}); err != nil {
-							t.Fatal(err)
-						}
+	acctest.ParallelTest(t, noNodesNamed(t, name0, name1), []resource.TestStep{
+		{
+			PreConfig: func() {
+				for _, id := range []string{"sys-0", "sys-1"} {
+					if err := srv.SetFaults(id, sim.Faults{ErrorBurst: 2, ErrorStatus: 503}); err != nil {
+						t.Fatal(err)
 					}
-				},
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.pre", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.noc", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.pre", "error_count", "0"),
-					resource.TestCheckResourceAttr("baremetal_host.noc", "error_count", "0"),
-					burstServed("sys-0"),
-					burstServed("sys-1"),
-				),
+				}
 			},
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.pre", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.noc", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.pre", "error_count", "0"),
+				resource.TestCheckResourceAttr("baremetal_host.noc", "error_count", "0"),
+				burstServed("sys-0"),
+				burstServed("sys-1"),
+			),
 		},
 	})
 }
@@ -335,69 +323,62 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 	moved := second
 	moved.Address = acctest.SimAddress(srv, "sys-1")
 	var id string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: first.HCL(),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if n.DriverInfo["redfish_username"] != bmcUser {
-							return fmt.Errorf("driver_info.redfish_username = %v", n.DriverInfo["redfish_username"])
-						}
-						return nil
-					}),
-					saveID("baremetal_host.test", &id),
-				),
-			},
-			{
-				// The BMC's account changes; so does the configuration.
-				// Powering on proves that Ironic got the new password: the
-				// old one is now rejected.
-				PreConfig: func() {
-					if err := srv.SetCredentials("sys-0", "operator", "second-pass"); err != nil {
-						t.Fatal(err)
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: first.HCL(),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if n.DriverInfo["redfish_username"] != bmcUser {
+						return fmt.Errorf("driver_info.redfish_username = %v", n.DriverInfo["redfish_username"])
 					}
-				},
-				Config: second.HCL(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					sameID(&id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "bmc.username", "operator"),
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if n.DriverInfo["redfish_username"] != "operator" {
-							return fmt.Errorf("driver_info.redfish_username = %v, want operator", n.DriverInfo["redfish_username"])
-						}
-						if pw := fmt.Sprint(n.DriverInfo["redfish_password"]); pw == "first-pass" || pw == "second-pass" {
-							return fmt.Errorf("Ironic shows the password in driver_info")
-						}
-						if n.UUID != id {
-							return fmt.Errorf("node %s, want %s", n.UUID, id)
-						}
-						return nil
-					}),
-					acctest.SimPower(srv, "sys-0", sim.PowerOn),
-				),
+					return nil
+				}),
+				saveID("baremetal_host.test", &id),
+			),
+		},
+		{
+			// The BMC's account changes; so does the configuration.
+			// Powering on proves that Ironic got the new password: the
+			// old one is now rejected.
+			PreConfig: func() {
+				if err := srv.SetCredentials("sys-0", "operator", "second-pass"); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				// Another BMC is another machine: replace.
-				Config:             moved.HCL(),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPreRefresh: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
-					},
-					PostApplyPostRefresh: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
-					},
+			Config:           second.HCL(),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				sameID(&id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "bmc.username", "operator"),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if n.DriverInfo["redfish_username"] != "operator" {
+						return fmt.Errorf("driver_info.redfish_username = %v, want operator", n.DriverInfo["redfish_username"])
+					}
+					if pw := fmt.Sprint(n.DriverInfo["redfish_password"]); pw == "first-pass" || pw == "second-pass" {
+						return fmt.Errorf("Ironic shows the password in driver_info")
+					}
+					if n.UUID != id {
+						return fmt.Errorf("node %s, want %s", n.UUID, id)
+					}
+					return nil
+				}),
+				acctest.SimPower(srv, "sys-0", sim.PowerOn),
+			),
+		},
+		{
+			// Another BMC is another machine: replace.
+			Config:             moved.HCL(),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PostApplyPreRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
 				},
 			},
 		},
@@ -438,39 +419,34 @@ func TestAccHostBMC_biosThroughIronic(t *testing.T) {
 	name := host.Name
 	host.Driver = acctest.SimHostDriverWith("bios", "redfish")
 	config := host.HCL()
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				func(*terraform.State) error {
-					sc := acctest.Ironic(t)
-					settings, err := nodes.ListBIOSSettings(context.Background(), sc, name, nil).Extract()
-					if err != nil {
-						return err
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			func(*terraform.State) error {
+				sc := acctest.Ironic(t)
+				settings, err := nodes.ListBIOSSettings(context.Background(), sc, name, nil).Extract()
+				if err != nil {
+					return err
+				}
+				got := map[string]string{}
+				for _, s := range settings {
+					got[s.Name] = s.Value
+				}
+				for _, want := range sim.DefaultBIOS() {
+					if want.ReadOnly {
+						continue
 					}
-					got := map[string]string{}
-					for _, s := range settings {
-						got[s.Name] = s.Value
+					wantV := fmt.Sprint(want.Value)
+					if b, isBool := want.Value.(bool); isBool { // Ironic stores booleans as 0 and 1
+						wantV = map[bool]string{false: "0", true: "1"}[b]
 					}
-					for _, want := range sim.DefaultBIOS() {
-						if want.ReadOnly {
-							continue
-						}
-						wantV := fmt.Sprint(want.Value)
-						if b, isBool := want.Value.(bool); isBool { // Ironic stores booleans as 0 and 1
-							wantV = map[bool]string{false: "0", true: "1"}[b]
-						}
-						if v, ok := got[want.Name]; !ok || v != wantV {
-							return fmt.Errorf("Ironic's BIOS setting %s = %q (present %v), want the simulator's %v; all: %v", want.Name, v, ok, want.Value, got)
-						}
+					if v, ok := got[want.Name]; !ok || v != wantV {
+						return fmt.Errorf("Ironic's BIOS setting %s = %q (present %v), want the simulator's %v; all: %v", want.Name, v, ok, want.Value, got)
 					}
-					return nil
-				},
-			),
-		}},
-	})
+				}
+				return nil
+			},
+		),
+	}})
 }

@@ -70,51 +70,44 @@ func TestAccHostBMC_addressFixedAfterRegistrationError(t *testing.T) {
 	right := wrong
 	right.Address = acctest.SimAddress(srv, "sys-0")
 	var id string
-	resource.Test(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:      wrong.HCL(),
-				ExpectError: regexp.MustCompile(`(?s)state "registering", registration error`),
+	acctest.Test(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config:      wrong.HCL(),
+			ExpectError: regexp.MustCompile(`(?s)state "registering", registration error`),
+		},
+		{
+			PreConfig: func() {
+				found := acctest.NodesNamed(t, acctest.Ironic(t), name)
+				if len(found) != 1 || found[0].ProvisionState != "enroll" {
+					t.Fatalf("after the failed registration: %+v, want one node in enroll", found)
+				}
+				id = found[0].UUID
+				untaint(t, tmp)
 			},
-			{
-				PreConfig: func() {
-					found := acctest.NodesNamed(t, acctest.Ironic(t), name)
-					if len(found) != 1 || found[0].ProvisionState != "enroll" {
-						t.Fatalf("after the failed registration: %+v, want one node in enroll", found)
+			Config:           right.HCL(),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "error_type", ""),
+				nodeHas(t, name, func(n *nodes.Node) error {
+					if n.UUID != id {
+						return fmt.Errorf("node %s, want the first one, %s", n.UUID, id)
 					}
-					id = found[0].UUID
-					untaint(t, tmp)
-				},
-				Config: right.HCL(),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "error_type", ""),
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if n.UUID != id {
-							return fmt.Errorf("node %s, want the first one, %s", n.UUID, id)
-						}
-						if got := n.DriverInfo["redfish_system_id"]; got != "/redfish/v1/Systems/sys-0" {
-							return fmt.Errorf("driver_info.redfish_system_id = %v", got)
-						}
-						return nil
-					}),
-				),
-			},
-			{
-				// Registered now: another address is another machine.
-				Config:             wrong.HCL(),
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
-				}},
-			},
+					if got := n.DriverInfo["redfish_system_id"]; got != "/redfish/v1/Systems/sys-0" {
+						return fmt.Errorf("driver_info.redfish_system_id = %v", got)
+					}
+					return nil
+				}),
+			),
+		},
+		{
+			// Registered now: another address is another machine.
+			Config:             wrong.HCL(),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionReplace),
+			}},
 		},
 	})
 }

@@ -65,39 +65,31 @@ func TestAccHostDay2_reboot(t *testing.T) {
 	}
 	var id string
 	var resets int
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config("1"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					acctest.SimPower(srv, "sys-0", sim.PowerOn),
-					simResetCount(srv, "sys-0", &resets),
-					saveID("baremetal_host.test", &id),
-				),
-			},
-			{
-				Config: config("2"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionNoop),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					simResetsSince(srv, "sys-0", &resets, "GracefulShutdown", "On"),
-					sameID(&id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				),
-			},
-			{ // Re-inspection of a deployed host is refused at plan time.
-				Config:      strings.Replace(config("2"), "  reboot_trigger", "  inspect_trigger = \"again\"\n  reboot_trigger", 1),
-				ExpectError: regexp.MustCompile(`(?s)Re-inspection refused.*host "` + name + `" is "provisioned"`),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: config("1"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				acctest.SimPower(srv, "sys-0", sim.PowerOn),
+				simResetCount(srv, "sys-0", &resets),
+				saveID("baremetal_host.test", &id),
+			),
+		},
+		{
+			Config:           config("2"),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test"), untouched("baremetal_deployment.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				simResetsSince(srv, "sys-0", &resets, "GracefulShutdown", "On"),
+				sameID(&id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			),
+		},
+		{ // Re-inspection of a deployed host is refused at plan time.
+			Config:      strings.Replace(config("2"), "  reboot_trigger", "  inspect_trigger = \"again\"\n  reboot_trigger", 1),
+			ExpectError: regexp.MustCompile(`(?s)Re-inspection refused.*host "` + name + `" is "provisioned"`),
 		},
 	})
 }
@@ -145,63 +137,52 @@ func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 			return acctest.SimPower(srv, "sys-0", sim.PowerOn)(nil)
 		}
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: host("test", ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "detached", "false"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
-					saveID("baremetal_host.test", &id),
-					simResetCount(srv, "sys-0", &resets),
-				),
-			},
-			{ // Detach in place.
-				Config: host("test", "  detached = true"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					sameID(&id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "detached", "true"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					nodeIs(true),
-					noResetsSince(),
-				),
-			},
-			{ // Destroy the detached host: Terraform forgets it, the node stays.
-				Config: `locals { detached_host_destroyed = true }`,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					nodeIs(true),
-					noResetsSince(),
-				),
-			},
-			{ // A second configuration adopts it by import and manages it.
-				Config: fmt.Sprintf(`
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: host("test", ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "detached", "false"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+				saveID("baremetal_host.test", &id),
+				simResetCount(srv, "sys-0", &resets),
+			),
+		},
+		{ // Detach in place.
+			Config:           host("test", "  detached = true"),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				sameID(&id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "detached", "true"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				nodeIs(true),
+				noResetsSince(),
+			),
+		},
+		{ // Destroy the detached host: Terraform forgets it, the node stays.
+			Config:           `locals { detached_host_destroyed = true }`,
+			ConfigPlanChecks: preApply(plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				nodeIs(true),
+				noResetsSince(),
+			),
+		},
+		{ // A second configuration adopts it by import and manages it.
+			Config: fmt.Sprintf(`
 import {
   to = baremetal_host.adopted
   id = %q
 }
 `, name) + host("adopted", ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.adopted", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttrPtr("baremetal_host.adopted", "id", &id),
-					resource.TestCheckResourceAttr("baremetal_host.adopted", "detached", "false"),
-					resource.TestCheckResourceAttr("baremetal_host.adopted", "operational_status", "OK"),
-					resource.TestCheckResourceAttr("baremetal_host.adopted", "provisioning_state", "available"),
-					nodeIs(false),
-					noResetsSince(),
-				),
-			},
+			ConfigPlanChecks: preApply(updates("baremetal_host.adopted")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPtr("baremetal_host.adopted", "id", &id),
+				resource.TestCheckResourceAttr("baremetal_host.adopted", "detached", "false"),
+				resource.TestCheckResourceAttr("baremetal_host.adopted", "operational_status", "OK"),
+				resource.TestCheckResourceAttr("baremetal_host.adopted", "provisioning_state", "available"),
+				nodeIs(false),
+				noResetsSince(),
+			),
 		},
 	})
 }
@@ -237,40 +218,33 @@ data "baremetal_hardware" "test" {
 		}
 	}
 	var id string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config("1"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					hasPort(newMAC, false),
-					saveID("baremetal_host.test", &id),
-				),
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: config("1"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				hasPort(newMAC, false),
+				saveID("baremetal_host.test", &id),
+			),
+		},
+		{
+			PreConfig: func() {
+				nics := slices.Clone(prof.NICs)
+				nics = append(nics, sim.NIC{Name: "ens9", MAC: newMAC, SpeedMbps: 100000, LinkUp: true})
+				if err := srv.SetNICs("sys-0", nics); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				PreConfig: func() {
-					nics := slices.Clone(prof.NICs)
-					nics = append(nics, sim.NIC{Name: "ens9", MAC: newMAC, SpeedMbps: 100000, LinkUp: true})
-					if err := srv.SetNICs("sys-0", nics); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: config("2"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					sameID(&id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
-					hasPort(newMAC, true),
-					resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "properties"),
-					resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"mac": newMAC}),
-				),
-			},
+			Config:           config("2"),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				sameID(&id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
+				hasPort(newMAC, true),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "properties"),
+				resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"mac": newMAC}),
+			),
 		},
 	})
 }
@@ -360,61 +334,54 @@ func TestAccHostDay2_ports(t *testing.T) {
 			return nil
 		}
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:      host.WithExtra(portsHCL(mac0, "switch-1")).HCL(),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)ports.*"switch-1" is not a switch id`),
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config:      host.WithExtra(portsHCL(mac0, "switch-1")).HCL(),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)ports.*"switch-1" is not a switch id`),
+		},
+		{
+			Config:      host.WithExtra(portsHCL("52:54:00:zz:00:01", "AA:BB:CC:00:11:22")).HCL(),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`"52:54:00:zz:00:01" is not a MAC address`),
+		},
+		{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "ports.#", "2"),
+				inIronic("Ethernet1/7"),
+			),
+		},
+		{ // Someone re-cables the port in Ironic: the plan shows it.
+			PreConfig: func() {
+				ctx := context.Background()
+				sc := acctest.Ironic(t)
+				got, err := portDetails(t, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := nodes.SetMaintenance(ctx, sc, name, nodes.MaintenanceOpts{Reason: "out of band"}).ExtractErr(); err != nil {
+					t.Fatal(err)
+				}
+				_, err = ports.Update(ctx, sc, got[mac0].UUID, ports.UpdateOpts{ports.UpdateOperation{
+					Op: ports.ReplaceOp, Path: "/local_link_connection/port_id", Value: "Ethernet9/9",
+				}}).Extract()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := nodes.UnsetMaintenance(ctx, sc, name).ExtractErr(); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				Config:      host.WithExtra(portsHCL("52:54:00:zz:00:01", "AA:BB:CC:00:11:22")).HCL(),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`"52:54:00:zz:00:01" is not a MAC address`),
-			},
-			{
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "ports.#", "2"),
-					inIronic("Ethernet1/7"),
-				),
-			},
-			{ // Someone re-cables the port in Ironic: the plan shows it.
-				PreConfig: func() {
-					ctx := context.Background()
-					sc := acctest.Ironic(t)
-					got, err := portDetails(t, name)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := nodes.SetMaintenance(ctx, sc, name, nodes.MaintenanceOpts{Reason: "out of band"}).ExtractErr(); err != nil {
-						t.Fatal(err)
-					}
-					_, err = ports.Update(ctx, sc, got[mac0].UUID, ports.UpdateOpts{ports.UpdateOperation{
-						Op: ports.ReplaceOp, Path: "/local_link_connection/port_id", Value: "Ethernet9/9",
-					}}).Extract()
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := nodes.UnsetMaintenance(ctx, sc, name).ExtractErr(); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:             config,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: true,
-			},
-			{ // And the next apply puts it back.
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: inIronic("Ethernet1/7"),
-			},
+			Config:             config,
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		},
+		{ // And the next apply puts it back.
+			Config:           config,
+			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
+			Check:            inIronic("Ethernet1/7"),
 		},
 	})
 }

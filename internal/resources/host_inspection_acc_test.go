@@ -24,26 +24,21 @@ func TestAccHost_inspectionOutOfBand(t *testing.T) {
 	config := acctest.SimHost{Name: name, Address: "redfish-virtualmedia+" + srv.SystemURL("sys-0"), Username: bmcUser, Password: "oob-pass",
 		Driver: `  interfaces              = { raid = "no-raid" }`,
 		Extra:  "  inspection              = \"out-of-band\"\n  automated_cleaning_mode = \"disabled\""}.HCL()
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "inspection", "out-of-band"),
-				nodeHas(t, name, func(n *nodes.Node) error {
-					if n.Driver != "redfish" || n.InspectInterface != "redfish" {
-						return fmt.Errorf("driver %s inspect_interface %s, want redfish and redfish", n.Driver, n.InspectInterface)
-					}
-					return nil
-				}),
-				inspectedFrom(t, name, profiles[0]),
-				acctest.SimPower(srv, "sys-0", sim.PowerOff),
-			),
-		}},
-	})
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "inspection", "out-of-band"),
+			nodeHas(t, name, func(n *nodes.Node) error {
+				if n.Driver != "redfish" || n.InspectInterface != "redfish" {
+					return fmt.Errorf("driver %s inspect_interface %s, want redfish and redfish", n.Driver, n.InspectInterface)
+				}
+				return nil
+			}),
+			inspectedFrom(t, name, profiles[0]),
+			acctest.SimPower(srv, "sys-0", sim.PowerOff),
+		),
+	}})
 }
 
 // A mode the driver cannot do fails terraform validate, naming the value.

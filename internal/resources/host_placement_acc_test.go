@@ -25,45 +25,40 @@ func TestAccHost_shardAndConductorGroupReadBack(t *testing.T) {
 	config := fakeHost(name, `  inspection = "disabled"
   shard      = "acc-shard-a"
   boot_mac_address = "`+acctest.MAC()+`"`)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "shard", "acc-shard-a"),
-					resource.TestCheckNoResourceAttr("baremetal_host.test", "conductor_group"),
-					nodeHas(t, name, func(n *nodes.Node) error {
-						if n.Shard != "acc-shard-a" {
-							return fmt.Errorf("node shard %q, want acc-shard-a", n.Shard)
-						}
-						return nil
-					}),
-				),
-			},
-			{
-				PreConfig: func() {
-					_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
-						nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/shard", Value: "moved-away"},
-					}).Extract()
-					if err != nil {
-						t.Fatalf("change the shard behind Terraform's back: %v", err)
-					}
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("shard"), knownvalue.StringExact("acc-shard-a")),
-				}},
-				Check: nodeHas(t, name, func(n *nodes.Node) error {
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "shard", "acc-shard-a"),
+				resource.TestCheckNoResourceAttr("baremetal_host.test", "conductor_group"),
+				nodeHas(t, name, func(n *nodes.Node) error {
 					if n.Shard != "acc-shard-a" {
-						return fmt.Errorf("node shard %q after apply, want acc-shard-a back", n.Shard)
+						return fmt.Errorf("node shard %q, want acc-shard-a", n.Shard)
 					}
 					return nil
 				}),
+			),
+		},
+		{
+			PreConfig: func() {
+				_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
+					nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/shard", Value: "moved-away"},
+				}).Extract()
+				if err != nil {
+					t.Fatalf("change the shard behind Terraform's back: %v", err)
+				}
 			},
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("shard"), knownvalue.StringExact("acc-shard-a")),
+			}},
+			Check: nodeHas(t, name, func(n *nodes.Node) error {
+				if n.Shard != "acc-shard-a" {
+					return fmt.Errorf("node shard %q after apply, want acc-shard-a back", n.Shard)
+				}
+				return nil
+			}),
 		},
 	})
 }

@@ -22,49 +22,39 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 		return host.WithExtra(extra).HCL() + depImage(depImageA, "")
 	}
 	var id string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config(""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					acctest.SimPower(srv, "sys-0", sim.PowerOn),
-					saveID("baremetal_host.test", &id),
-				),
-			},
-			{
-				Config: config("  online = false"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionNoop),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					sameID(&id),
-					acctest.SimPower(srv, "sys-0", sim.PowerOff),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				),
-			},
-			{
-				Config: config("  online = true"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					sameID(&id),
-					acctest.SimPower(srv, "sys-0", sim.PowerOn),
-					resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				),
-			},
-			{ // Unset again: nothing to do, the host stays on.
-				Config: config(""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-				Check: acctest.SimPower(srv, "sys-0", sim.PowerOn),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: config(""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				acctest.SimPower(srv, "sys-0", sim.PowerOn),
+				saveID("baremetal_host.test", &id),
+			),
+		},
+		{
+			Config:           config("  online = false"),
+			ConfigPlanChecks: preApply(updates("baremetal_host.test"), untouched("baremetal_deployment.test")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				sameID(&id),
+				acctest.SimPower(srv, "sys-0", sim.PowerOff),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			),
+		},
+		{
+			Config: config("  online = true"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				sameID(&id),
+				acctest.SimPower(srv, "sys-0", sim.PowerOn),
+				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			),
+		},
+		{ // Unset again: nothing to do, the host stays on.
+			Config:           config(""),
+			ConfigPlanChecks: preApply(plancheck.ExpectEmptyPlan()),
+			Check:            acctest.SimPower(srv, "sys-0", sim.PowerOn),
 		},
 	})
 }
@@ -74,20 +64,15 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 // fails naming what is missing, before any node is created.
 func TestAccHostPower_disablePowerOff(t *testing.T) {
 	name := acctest.Name("acc-nopoweroff")
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config:      fakeHost(name, "  disable_power_off = true\n  online = false"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Power off disabled.*online = false: disable_power_off = true`),
-			},
-			{
-				Config:      fakeHost(name, "  disable_power_off = true\n  online = true"),
-				ExpectError: regexp.MustCompile(`(?s)registration error.*disablePowerOff needs Ironic API 1.95`),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config:      fakeHost(name, "  disable_power_off = true\n  online = false"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Power off disabled.*online = false: disable_power_off = true`),
+		},
+		{
+			Config:      fakeHost(name, "  disable_power_off = true\n  online = true"),
+			ExpectError: regexp.MustCompile(`(?s)registration error.*disablePowerOff needs Ironic API 1.95`),
 		},
 	})
 }

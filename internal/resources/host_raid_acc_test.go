@@ -43,40 +43,36 @@ func TestAccHost_raid(t *testing.T) {
     }]`
 	target := func(want string) resource.TestCheckFunc { return raidTarget(t, sc, name, want) }
 	var id string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: raid(mirror),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					target(`{"logical_disks":[{"controller":"RAID.Integrated.1-1","physical_disks":["Disk.Bay.0","Disk.Bay.1"],"raid_level":"1","size_gb":100,"volume_name":"root"}]}`),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "raid_config", ""),
-					saveID("baremetal_host.test", &id),
-				),
-			},
-			{Config: raid(mirror), PlanOnly: true},
-			{
-				Config: raid(raid5),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					target(`{"logical_disks":[{"disk_type":"ssd","number_of_physical_disks":3,"raid_level":"5","size_gb":"MAX"}]}`),
-					resource.TestCheckResourceAttrPtr("baremetal_host.test", "id", &id),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				),
-			},
-			{
-				Config:      raid(`    hardware_volumes = [{ level = "7" }]`),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)raid.hardware_volumes\[0\]: level "7" is not one of`),
-			},
-			{
-				Config:      raid(`    software_volumes = [{ level = "1" }]`),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)software RAID needs the "agent" raid\s+interface`),
-			},
-			{Config: raid(raid5), PlanOnly: true},
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			Config: raid(mirror),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				target(`{"logical_disks":[{"controller":"RAID.Integrated.1-1","physical_disks":["Disk.Bay.0","Disk.Bay.1"],"raid_level":"1","size_gb":100,"volume_name":"root"}]}`),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "raid_config", ""),
+				saveID("baremetal_host.test", &id),
+			),
 		},
+		{Config: raid(mirror), PlanOnly: true},
+		{
+			Config: raid(raid5),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				target(`{"logical_disks":[{"disk_type":"ssd","number_of_physical_disks":3,"raid_level":"5","size_gb":"MAX"}]}`),
+				resource.TestCheckResourceAttrPtr("baremetal_host.test", "id", &id),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			),
+		},
+		{
+			Config:      raid(`    hardware_volumes = [{ level = "7" }]`),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)raid.hardware_volumes\[0\]: level "7" is not one of`),
+		},
+		{
+			Config:      raid(`    software_volumes = [{ level = "1" }]`),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)software RAID needs the "agent" raid\s+interface`),
+		},
+		{Config: raid(raid5), PlanOnly: true},
 	})
 }
 
@@ -124,43 +120,38 @@ resource "terraform_data" "level" {
     hardware_volumes = [{ level = `+level+`, controller = var.level == "1" ? "RAID.Integrated.1-1" : null }]
   }`)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				// The default.
-				Config: hcl("var.level"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"1","size_gb":"MAX"}]}`),
-					resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				),
-			},
-			{
-				// Given as the variable's value.
-				Config:          hcl("var.level"),
-				ConfigVariables: config.Variables{"level": config.StringVariable("1+0")},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					raidTarget(t, sc, name, `{"logical_disks":[{"raid_level":"1+0","size_gb":"MAX"}]}`),
-					resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1+0"),
-				),
-			},
-			{
-				// Known only after terraform_data is applied.
-				Config: hcl("terraform_data.level.output"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"5","size_gb":"MAX"}]}`),
-					resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "5"),
-				),
-			},
-			{
-				Config:          hcl("var.level"),
-				ConfigVariables: config.Variables{"level": config.StringVariable("7")},
-				PlanOnly:        true,
-				ExpectError:     regexp.MustCompile(`(?s)raid.hardware_volumes\[0\]: level "7" is not one of`),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			// The default.
+			Config: hcl("var.level"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"1","size_gb":"MAX"}]}`),
+				resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			),
+		},
+		{
+			// Given as the variable's value.
+			Config:          hcl("var.level"),
+			ConfigVariables: config.Variables{"level": config.StringVariable("1+0")},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				raidTarget(t, sc, name, `{"logical_disks":[{"raid_level":"1+0","size_gb":"MAX"}]}`),
+				resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1+0"),
+			),
+		},
+		{
+			// Known only after terraform_data is applied.
+			Config: hcl("terraform_data.level.output"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"5","size_gb":"MAX"}]}`),
+				resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "5"),
+			),
+		},
+		{
+			Config:          hcl("var.level"),
+			ConfigVariables: config.Variables{"level": config.StringVariable("7")},
+			PlanOnly:        true,
+			ExpectError:     regexp.MustCompile(`(?s)raid.hardware_volumes\[0\]: level "7" is not one of`),
 		},
 	})
 }

@@ -64,34 +64,30 @@ resource "baremetal_host" "test" {
   labels         = { fleet = "ident" }
 }
 `, name)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{ // An import block by name; the plan after the apply is empty.
-				Config: cfg + fmt.Sprintf(`
+	acctest.Test(t, noNodesNamed(t, name), []resource.TestStep{
+		{ // An import block by name; the plan after the apply is empty.
+			Config: cfg + fmt.Sprintf(`
 import {
   to = %s
   id = %q
 }
 `, addr, name),
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{"id": knownvalue.StringExact(uuid)}),
-					statecheck.ExpectIdentityValueMatchesState(addr, tfjsonpath.New("id")),
-				},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectIdentity(addr, map[string]knownvalue.Check{"id": knownvalue.StringExact(uuid)}),
+				statecheck.ExpectIdentityValueMatchesState(addr, tfjsonpath.New("id")),
 			},
-			{ // import { identity = { id = "<uuid>" } }: no change.
-				ResourceName:    addr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithResourceIdentity,
-				Config:          cfg,
-			},
-			{ // import { id = "<uuid>" }: no change.
-				ResourceName:    addr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				Config:          cfg,
-			},
+		},
+		{ // import { identity = { id = "<uuid>" } }: no change.
+			ResourceName:    addr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithResourceIdentity,
+			Config:          cfg,
+		},
+		{ // import { id = "<uuid>" }: no change.
+			ResourceName:    addr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			Config:          cfg,
 		},
 	})
 }
@@ -112,21 +108,18 @@ resource "baremetal_deployment" "test" {
   }
 }
 `, depImageA, depMD5))
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectIdentityValueMatchesState(addr, tfjsonpath.New("id")),
-					statecheck.ExpectIdentityValueMatchesStateAtPath(addr, tfjsonpath.New("id"), tfjsonpath.New("host_id")),
-					statecheck.ExpectIdentityValueMatchesState("baremetal_host.test", tfjsonpath.New("id")),
-				},
+	acctest.Test(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectIdentityValueMatchesState(addr, tfjsonpath.New("id")),
+				statecheck.ExpectIdentityValueMatchesStateAtPath(addr, tfjsonpath.New("id"), tfjsonpath.New("host_id")),
+				statecheck.ExpectIdentityValueMatchesState("baremetal_host.test", tfjsonpath.New("id")),
 			},
-			{ // The deployment list resource finds it, as import would read it.
-				Query: true,
-				Config: fmt.Sprintf(`
+		},
+		{ // The deployment list resource finds it, as import would read it.
+			Query: true,
+			Config: fmt.Sprintf(`
 list "baremetal_deployment" "test" {
   provider         = baremetal
   include_resource = true
@@ -135,30 +128,29 @@ list "baremetal_deployment" "test" {
   }
 }
 `, name),
-				QueryResultChecks: []querycheck.QueryResultCheck{
-					querycheck.ExpectLength("baremetal_deployment.test", 1),
-					querycheck.ExpectResourceKnownValues("baremetal_deployment.test",
-						queryfilter.ByDisplayName(knownvalue.StringExact(name)), []querycheck.KnownValueCheck{
-							{Path: tfjsonpath.New("image").AtMapKey("url"), KnownValue: knownvalue.StringExact(depImageA)},
-							{Path: tfjsonpath.New("image").AtMapKey("checksum"), KnownValue: knownvalue.StringExact(depMD5)},
-							{Path: tfjsonpath.New("host_name"), KnownValue: knownvalue.StringExact(name)},
-							{Path: tfjsonpath.New("provisioning_state"), KnownValue: knownvalue.StringExact("provisioned")},
-							{Path: tfjsonpath.New("user_data"), KnownValue: knownvalue.Null()},
-						}),
-				},
+			QueryResultChecks: []querycheck.QueryResultCheck{
+				querycheck.ExpectLength("baremetal_deployment.test", 1),
+				querycheck.ExpectResourceKnownValues("baremetal_deployment.test",
+					queryfilter.ByDisplayName(knownvalue.StringExact(name)), []querycheck.KnownValueCheck{
+						{Path: tfjsonpath.New("image").AtMapKey("url"), KnownValue: knownvalue.StringExact(depImageA)},
+						{Path: tfjsonpath.New("image").AtMapKey("checksum"), KnownValue: knownvalue.StringExact(depMD5)},
+						{Path: tfjsonpath.New("host_name"), KnownValue: knownvalue.StringExact(name)},
+						{Path: tfjsonpath.New("provisioning_state"), KnownValue: knownvalue.StringExact("provisioned")},
+						{Path: tfjsonpath.New("user_data"), KnownValue: knownvalue.Null()},
+					}),
 			},
-			{
-				ResourceName:    addr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithResourceIdentity,
-				Config:          cfg,
-			},
-			{
-				ResourceName:    addr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				Config:          cfg,
-			},
+		},
+		{
+			ResourceName:    addr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithResourceIdentity,
+			Config:          cfg,
+		},
+		{
+			ResourceName:    addr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			Config:          cfg,
 		},
 	})
 }
@@ -271,25 +263,21 @@ resource "baremetal_ip_claim" "c" {
   owner = "worker-0"
 }
 `
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noPoolLeft(t, pool),
-		Steps: []resource.TestStep{
-			{
-				Config: cfg,
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectIdentity("baremetal_ip_pool.pool", map[string]knownvalue.Check{"name": knownvalue.StringExact(pool)}),
-					statecheck.ExpectIdentity("baremetal_ip_claim.c", map[string]knownvalue.Check{
-						"pool": knownvalue.StringExact(pool), "owner": knownvalue.StringExact("worker-0"),
-					}),
-				},
+	acctest.Test(t, noPoolLeft(t, pool), []resource.TestStep{
+		{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectIdentity("baremetal_ip_pool.pool", map[string]knownvalue.Check{"name": knownvalue.StringExact(pool)}),
+				statecheck.ExpectIdentity("baremetal_ip_claim.c", map[string]knownvalue.Check{
+					"pool": knownvalue.StringExact(pool), "owner": knownvalue.StringExact("worker-0"),
+				}),
 			},
-			{ResourceName: "baremetal_ip_pool.pool", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
-			{ResourceName: "baremetal_ip_claim.c", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
-			{
-				ResourceName: "baremetal_ip_claim.c", ImportState: true, ImportStateKind: resource.ImportBlockWithID, Config: cfg,
-				ImportStateId: pool + "/worker-0",
-			},
+		},
+		{ResourceName: "baremetal_ip_pool.pool", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
+		{ResourceName: "baremetal_ip_claim.c", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
+		{
+			ResourceName: "baremetal_ip_claim.c", ImportState: true, ImportStateKind: resource.ImportBlockWithID, Config: cfg,
+			ImportStateId: pool + "/worker-0",
 		},
 	})
 }

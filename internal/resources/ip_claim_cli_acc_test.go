@@ -248,13 +248,7 @@ func newHoldingProxy(t *testing.T, hold int) *holdingProxy {
 	}
 	p.Server = httptest.NewServer(rp)
 	t.Cleanup(func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		select {
-		case <-p.release:
-		default:
-			close(p.release)
-		}
+		p.releaseHeld()
 		p.Close()
 	})
 	return p

@@ -44,20 +44,7 @@ func cliProvider(t *testing.T) string {
 			cliErr = err
 			return
 		}
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-baremetal"), ".")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			cliErr = fmt.Errorf("build the provider: %v\n%s", err, out)
-			return
-		}
-		cliRC = filepath.Join(dir, "dev.tfrc")
-		cliErr = os.WriteFile(cliRC, []byte(fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    "registry.terraform.io/baremetal-tf/baremetal" = %q
-  }
-  direct {}
-}
-`, dir)), 0o600)
+		cliRC, cliErr = acctest.BuildProvider(dir)
 	})
 	if cliErr != nil {
 		t.Fatal(cliErr)

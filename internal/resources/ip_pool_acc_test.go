@@ -121,91 +121,83 @@ resource "baremetal_ip_claim" "c%d" {
 		expectAttr("baremetal_ip_pool.pool", "size", knownvalue.StringExact("5")),
 	)
 	var removedID string
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noPoolLeft(t, pool),
-		Steps: []resource.TestStep{
-			{
-				Config:            five,
-				ConfigStateChecks: checks,
-				Check:             poolRecords(t, pool, want),
+	acctest.ParallelTest(t, noPoolLeft(t, pool), []resource.TestStep{
+		{
+			Config:            five,
+			ConfigStateChecks: checks,
+			Check:             poolRecords(t, pool, want),
+		},
+		{
+			Config:      five + claims(6)[len(claims(5)):],
+			ExpectError: regexp.MustCompile(`(?s)IP pool ` + pool + ` is exhausted.*no address left for owner\s+"owner-f".*its\s+ranges\s+hold\s+5\s+addresses,\s+and\s+5\s+are\s+held\s+by:\s+10\.91\.0\.10\s+\(owner-a\),\s+10\.91\.0\.11\s+\(owner-b\),\s+10\.91\.0\.12\s+\(owner-c\),\s+10\.91\.0\.13\s+\(owner-d\),\s+10\.91\.0\.14\s+\(owner-e\)`),
+		},
+		{
+			// The failed claim recorded nothing.
+			Config: five,
+			Check:  poolRecords(t, pool, want),
+		},
+		{
+			// Shrinking the range under two held addresses: refused at plan.
+			Config:      poolHCL(pool, 91, 10, 12) + claims(5),
+			PlanOnly:    true,
+			ExpectError: wrapped(`Change would strand an allocated address`, `address 10.91.0.13, held by owner "owner-d"`),
+		},
+		{
+			ResourceName:      "baremetal_ip_pool.pool",
+			ImportState:       true,
+			ImportStateId:     pool,
+			ImportStateVerify: true,
+		},
+		{
+			ResourceName:      "baremetal_ip_claim.c2",
+			ImportState:       true,
+			ImportStateId:     pool + "/owner-c",
+			ImportStateVerify: true,
+		},
+		{
+			// owner-c's address released out of band: the plan shows
+			// the claim to create, and nothing else.
+			PreConfig: func() {
+				c, ok, err := lifecycle.FindIPClaim(context.Background(), ipStore(t), pool, "owner-c")
+				if err != nil || !ok {
+					t.Fatalf("owner-c's claim: %v %v", ok, err)
+				}
+				removedID = c.ID
+				if err := ipStore(t).DeleteAddress(context.Background(), c.ID); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				Config:      five + claims(6)[len(claims(5)):],
-				ExpectError: regexp.MustCompile(`(?s)IP pool ` + pool + ` is exhausted.*no address left for owner\s+"owner-f".*its\s+ranges\s+hold\s+5\s+addresses,\s+and\s+5\s+are\s+held\s+by:\s+10\.91\.0\.10\s+\(owner-a\),\s+10\.91\.0\.11\s+\(owner-b\),\s+10\.91\.0\.12\s+\(owner-c\),\s+10\.91\.0\.13\s+\(owner-d\),\s+10\.91\.0\.14\s+\(owner-e\)`),
+			Config: five,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("baremetal_ip_claim.c2", plancheck.ResourceActionCreate),
+				plancheck.ExpectResourceAction("baremetal_ip_claim.c1", plancheck.ResourceActionNoop),
+				plancheck.ExpectResourceAction("baremetal_ip_claim.c3", plancheck.ResourceActionNoop),
+			}},
+			// Re-claimed: the lowest free address is its own again.
+			ConfigStateChecks: []statecheck.StateCheck{expectAttr("baremetal_ip_claim.c2", "address", knownvalue.StringExact("10.91.0.12"))},
+			Check: resource.ComposeAggregateTestCheckFunc(poolRecords(t, pool, want), func(s *terraform.State) error {
+				if id := s.RootModule().Resources["baremetal_ip_claim.c2"].Primary.ID; id == removedID {
+					return fmt.Errorf("claim c2 kept the removed record %s", id)
+				}
+				return nil
+			}),
+		},
+		{
+			// Widening the range updates the pool in place; the 6th
+			// claim then gets the new address, nobody else moves.
+			Config:           poolHCL(pool, 91, 10, 15) + claims(6),
+			ConfigPlanChecks: preApply(updates("baremetal_ip_pool.pool"), untouched("baremetal_ip_claim.c0")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				expectAttr("baremetal_ip_claim.c5", "address", knownvalue.StringExact("10.91.0.15")),
+				expectAttr("baremetal_ip_pool.pool", "size", knownvalue.StringExact("6")),
 			},
-			{
-				// The failed claim recorded nothing.
-				Config: five,
-				Check:  poolRecords(t, pool, want),
-			},
-			{
-				// Shrinking the range under two held addresses: refused at plan.
-				Config:      poolHCL(pool, 91, 10, 12) + claims(5),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Change would strand an allocated address`, `address 10.91.0.13, held by owner "owner-d"`),
-			},
-			{
-				ResourceName:      "baremetal_ip_pool.pool",
-				ImportState:       true,
-				ImportStateId:     pool,
-				ImportStateVerify: true,
-			},
-			{
-				ResourceName:      "baremetal_ip_claim.c2",
-				ImportState:       true,
-				ImportStateId:     pool + "/owner-c",
-				ImportStateVerify: true,
-			},
-			{
-				// owner-c's address released out of band: the plan shows
-				// the claim to create, and nothing else.
-				PreConfig: func() {
-					c, ok, err := lifecycle.FindIPClaim(context.Background(), ipStore(t), pool, "owner-c")
-					if err != nil || !ok {
-						t.Fatalf("owner-c's claim: %v %v", ok, err)
-					}
-					removedID = c.ID
-					if err := ipStore(t).DeleteAddress(context.Background(), c.ID); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: five,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_ip_claim.c2", plancheck.ResourceActionCreate),
-					plancheck.ExpectResourceAction("baremetal_ip_claim.c1", plancheck.ResourceActionNoop),
-					plancheck.ExpectResourceAction("baremetal_ip_claim.c3", plancheck.ResourceActionNoop),
-				}},
-				// Re-claimed: the lowest free address is its own again.
-				ConfigStateChecks: []statecheck.StateCheck{expectAttr("baremetal_ip_claim.c2", "address", knownvalue.StringExact("10.91.0.12"))},
-				Check: resource.ComposeAggregateTestCheckFunc(poolRecords(t, pool, want), func(s *terraform.State) error {
-					if id := s.RootModule().Resources["baremetal_ip_claim.c2"].Primary.ID; id == removedID {
-						return fmt.Errorf("claim c2 kept the removed record %s", id)
-					}
-					return nil
-				}),
-			},
-			{
-				// Widening the range updates the pool in place; the 6th
-				// claim then gets the new address, nobody else moves.
-				Config: poolHCL(pool, 91, 10, 15) + claims(6),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_ip_pool.pool", plancheck.ResourceActionUpdate),
-					plancheck.ExpectResourceAction("baremetal_ip_claim.c0", plancheck.ResourceActionNoop),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					expectAttr("baremetal_ip_claim.c5", "address", knownvalue.StringExact("10.91.0.15")),
-					expectAttr("baremetal_ip_pool.pool", "size", knownvalue.StringExact("6")),
-				},
-				Check: poolRecords(t, pool, func() map[string]string {
-					m := map[string]string{"owner-f": "10.91.0.15"}
-					for k, v := range want {
-						m[k] = v
-					}
-					return m
-				}()),
-			},
+			Check: poolRecords(t, pool, func() map[string]string {
+				m := map[string]string{"owner-f": "10.91.0.15"}
+				for k, v := range want {
+					m[k] = v
+				}
+				return m
+			}()),
 		},
 	})
 }

@@ -27,15 +27,7 @@ func TestAccIPPool_deployNetworkData(t *testing.T) {
 	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
 	img := acctest.ImageServer(t)
 	address := "redfish+" + srv.SystemURL("sys-0")
-	config := fmt.Sprintf(`
-resource "baremetal_ip_pool" "pool" {
-  name        = %[1]q
-  prefix      = 24
-  gateway     = "10.95.0.1"
-  dns_servers = ["10.95.0.53", "10.95.0.54"]
-  ranges      = [{ start = "10.95.0.10", end = "10.95.0.19" }]
-}
-
+	config := poolHCL(pool, 95, 10, 19) + fmt.Sprintf(`
 resource "baremetal_ip_pool" "storage" {
   name        = "%[1]s-st"
   prefix      = 64
@@ -44,16 +36,7 @@ resource "baremetal_ip_pool" "storage" {
   ranges      = [{ subnet = "fd00:95::/120" }]
 }
 
-resource "baremetal_host" "test" {
-  name = %[2]q
-  bmc = {
-    address  = %[3]q
-    username = "admin"
-    password = "password"
-  }
-`+acctest.SimAgentHostDriver+`
-}
-
+`, pool) + agentHostHardware(name, address) + `
 resource "baremetal_ip_claim" "ip" {
   pool  = baremetal_ip_pool.pool.name
   owner = baremetal_host.test.name
@@ -64,22 +47,7 @@ resource "baremetal_ip_claim" "storage" {
   owner = baremetal_host.test.name
 }
 
-data "baremetal_hardware" "test" {
-  host_id = baremetal_host.test.id
-  bmc = {
-    address  = %[3]q
-    username = "admin"
-    password = "password"
-  }
-}
-
-data "baremetal_network_data" "test" {
-  host_id = baremetal_host.test.id
-  nics    = { for nic in data.baremetal_hardware.test.nics : nic.name => nic.mac if nic.name != "" }
-  links = {
-    ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]
-  }
-  networks = {
+` + agentNetworkData(`
     # Straight from the pool, as Metal3DataTemplate.
     ipv4 = [{
       id                   = "baremetal"
@@ -97,75 +65,68 @@ data "baremetal_network_data" "test" {
       gateway = baremetal_ip_claim.storage.gateway
       dns     = baremetal_ip_claim.storage.dns_servers
     }]
-  }
-  depends_on = [baremetal_ip_claim.ip]
-}
-`, pool, name, address) + agentDeployment(img.URL, img.SHA256, "sha256", "")
+`, `  depends_on = [baremetal_ip_claim.ip]
+`) + agentDeployment(img.URL, img.SHA256, "sha256", "")
 	rec := func() agent.Record { r, _ := srv.AgentRecord("sys-0"); return r }
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				resource.TestCheckResourceAttr("baremetal_ip_claim.ip", "address", "10.95.0.10"),
-				resource.TestCheckResourceAttr("baremetal_ip_claim.storage", "address", "fd00:95::2"),
-				sameJSON("data.baremetal_network_data.test", "json", func() json.RawMessage { return rec().ConfigDrive.NetworkData }),
-				func(*terraform.State) error {
-					r := rec()
-					if r.ConfigDrive == nil {
-						return fmt.Errorf("the agent got no config drive")
-					}
-					var nd struct {
-						Networks []struct {
-							ID        string `json:"id"`
-							IPAddress string `json:"ip_address"`
-							Netmask   string `json:"netmask"`
-							Routes    []struct {
-								Network string `json:"network"`
-								Gateway string `json:"gateway"`
-							} `json:"routes"`
-							Services []struct {
-								Type    string `json:"type"`
-								Address string `json:"address"`
-							} `json:"services"`
-						} `json:"networks"`
-					}
-					if err := json.Unmarshal(r.ConfigDrive.NetworkData, &nd); err != nil {
-						return fmt.Errorf("config drive network_data %s: %w", r.ConfigDrive.NetworkData, err)
-					}
-					want := []struct{ id, ip, mask, gw, dns string }{
-						{"baremetal", "10.95.0.10", "255.255.255.0", "10.95.0.1", "10.95.0.53 10.95.0.54"},
-						{"storage", "fd00:95::2", "ffff:ffff:ffff:ffff::", "fd00:95::1", "fd00:95::53"},
-					}
-					if len(nd.Networks) != len(want) {
-						return fmt.Errorf("config drive networks %s", r.ConfigDrive.NetworkData)
-					}
-					for i, w := range want {
-						n := nd.Networks[i]
-						var dns []string
-						for _, s := range n.Services {
-							if s.Type == "dns" {
-								dns = append(dns, s.Address)
-							}
-						}
-						gw := ""
-						for _, rt := range n.Routes {
-							if rt.Network == "0.0.0.0" || rt.Network == "::" {
-								gw = rt.Gateway
-							}
-						}
-						if n.ID != w.id || n.IPAddress != w.ip || n.Netmask != w.mask || gw != w.gw || fmt.Sprint(dns) != "["+w.dns+"]" {
-							return fmt.Errorf("config drive network %d: %+v (default gateway %q, DNS %v); want %+v", i, n, gw, dns, w)
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			resource.TestCheckResourceAttr("baremetal_ip_claim.ip", "address", "10.95.0.10"),
+			resource.TestCheckResourceAttr("baremetal_ip_claim.storage", "address", "fd00:95::2"),
+			sameJSON("data.baremetal_network_data.test", "json", func() json.RawMessage { return rec().ConfigDrive.NetworkData }),
+			func(*terraform.State) error {
+				r := rec()
+				if r.ConfigDrive == nil {
+					return fmt.Errorf("the agent got no config drive")
+				}
+				var nd struct {
+					Networks []struct {
+						ID        string `json:"id"`
+						IPAddress string `json:"ip_address"`
+						Netmask   string `json:"netmask"`
+						Routes    []struct {
+							Network string `json:"network"`
+							Gateway string `json:"gateway"`
+						} `json:"routes"`
+						Services []struct {
+							Type    string `json:"type"`
+							Address string `json:"address"`
+						} `json:"services"`
+					} `json:"networks"`
+				}
+				if err := json.Unmarshal(r.ConfigDrive.NetworkData, &nd); err != nil {
+					return fmt.Errorf("config drive network_data %s: %w", r.ConfigDrive.NetworkData, err)
+				}
+				want := []struct{ id, ip, mask, gw, dns string }{
+					{"baremetal", "10.95.0.10", "255.255.255.0", "10.95.0.1", "10.95.0.53 10.95.0.54"},
+					{"storage", "fd00:95::2", "ffff:ffff:ffff:ffff::", "fd00:95::1", "fd00:95::53"},
+				}
+				if len(nd.Networks) != len(want) {
+					return fmt.Errorf("config drive networks %s", r.ConfigDrive.NetworkData)
+				}
+				for i, w := range want {
+					n := nd.Networks[i]
+					var dns []string
+					for _, s := range n.Services {
+						if s.Type == "dns" {
+							dns = append(dns, s.Address)
 						}
 					}
-					t.Logf("the agent of %s received network_data %s", name, r.ConfigDrive.NetworkData)
-					return nil
-				},
-				resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", profiles[0].NICs[0].MAC),
-			),
-		}},
-	})
+					gw := ""
+					for _, rt := range n.Routes {
+						if rt.Network == "0.0.0.0" || rt.Network == "::" {
+							gw = rt.Gateway
+						}
+					}
+					if n.ID != w.id || n.IPAddress != w.ip || n.Netmask != w.mask || gw != w.gw || fmt.Sprint(dns) != "["+w.dns+"]" {
+						return fmt.Errorf("config drive network %d: %+v (default gateway %q, DNS %v); want %+v", i, n, gw, dns, w)
+					}
+				}
+				t.Logf("the agent of %s received network_data %s", name, r.ConfigDrive.NetworkData)
+				return nil
+			},
+			resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", profiles[0].NICs[0].MAC),
+		),
+	}})
 }

@@ -43,13 +43,11 @@ func TestAccQuery_hosts(t *testing.T) {
 	byID := func(i int) queryfilter.QueryFilter {
 		return queryfilter.ByResourceIdentity(map[string]knownvalue.Check{"id": knownvalue.StringExact(ids[i])})
 	}
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: `provider "baremetal" {}`},
-			{
-				Query: true,
-				Config: fmt.Sprintf(`
+	acctest.Test(t, nil, []resource.TestStep{
+		{Config: `provider "baremetal" {}`},
+		{
+			Query: true,
+			Config: fmt.Sprintf(`
 list "baremetal_host" "rack1" {
   provider         = baremetal
   include_resource = true
@@ -84,23 +82,22 @@ list "baremetal_host" "none" {
   }
 }
 `, class, batch),
-				QueryResultChecks: []querycheck.QueryResultCheck{
-					querycheck.ExpectLength("baremetal_host.rack1", 3),
-					querycheck.ExpectLength("baremetal_host.all", 4),
-					querycheck.ExpectLength("baremetal_host.two", 2),
-					querycheck.ExpectLength("baremetal_host.none", 0),
-					querycheck.ExpectIdentity("baremetal_host.rack1", map[string]knownvalue.Check{"id": knownvalue.StringExact(ids[0])}),
-					querycheck.ExpectNoIdentity("baremetal_host.rack1", map[string]knownvalue.Check{"id": knownvalue.StringExact(ids[3])}),
-					querycheck.ExpectResourceDisplayName("baremetal_host.rack1", byID(1), knownvalue.StringExact(batch+"-1")),
-					querycheck.ExpectResourceKnownValues("baremetal_host.rack1", byID(2), []querycheck.KnownValueCheck{
-						{Path: tfjsonpath.New("name"), KnownValue: knownvalue.StringExact(batch + "-2")},
-						{Path: tfjsonpath.New("driver"), KnownValue: knownvalue.StringExact("fake-hardware")},
-						{Path: tfjsonpath.New("resource_class"), KnownValue: knownvalue.StringExact(class)},
-						{Path: tfjsonpath.New("labels").AtMapKey("rack"), KnownValue: knownvalue.StringExact("r1")},
-						{Path: tfjsonpath.New("provisioning_state"), KnownValue: knownvalue.StringExact("registering")},
-						{Path: tfjsonpath.New("inspection"), KnownValue: knownvalue.StringExact("enabled")},
-					}),
-				},
+			QueryResultChecks: []querycheck.QueryResultCheck{
+				querycheck.ExpectLength("baremetal_host.rack1", 3),
+				querycheck.ExpectLength("baremetal_host.all", 4),
+				querycheck.ExpectLength("baremetal_host.two", 2),
+				querycheck.ExpectLength("baremetal_host.none", 0),
+				querycheck.ExpectIdentity("baremetal_host.rack1", map[string]knownvalue.Check{"id": knownvalue.StringExact(ids[0])}),
+				querycheck.ExpectNoIdentity("baremetal_host.rack1", map[string]knownvalue.Check{"id": knownvalue.StringExact(ids[3])}),
+				querycheck.ExpectResourceDisplayName("baremetal_host.rack1", byID(1), knownvalue.StringExact(batch+"-1")),
+				querycheck.ExpectResourceKnownValues("baremetal_host.rack1", byID(2), []querycheck.KnownValueCheck{
+					{Path: tfjsonpath.New("name"), KnownValue: knownvalue.StringExact(batch + "-2")},
+					{Path: tfjsonpath.New("driver"), KnownValue: knownvalue.StringExact("fake-hardware")},
+					{Path: tfjsonpath.New("resource_class"), KnownValue: knownvalue.StringExact(class)},
+					{Path: tfjsonpath.New("labels").AtMapKey("rack"), KnownValue: knownvalue.StringExact("r1")},
+					{Path: tfjsonpath.New("provisioning_state"), KnownValue: knownvalue.StringExact("registering")},
+					{Path: tfjsonpath.New("inspection"), KnownValue: knownvalue.StringExact("enabled")},
+				}),
 			},
 		},
 	})

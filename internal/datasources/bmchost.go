@@ -1,9 +1,10 @@
 package datasources
 
 // The data sources that read one host through Ironic and fall back to its
-// BMC over Redfish when Ironic lacks what they read (baremetal_firmware,
-// baremetal_firmware_schema): their shared id, host_id, bmc and source
-// attributes, and the one lookup of the host and its BMC access.
+// BMC over Redfish when Ironic lacks what they read (baremetal_hardware,
+// baremetal_firmware, baremetal_firmware_schema): their shared id,
+// host_id, bmc and source attributes, and the one lookup of the host and
+// its BMC access.
 
 import (
 	"context"
@@ -44,17 +45,15 @@ func bmcHostAttributes(usedWhen, sourceDesc string, own map[string]schema.Attrib
 }
 
 // readBMCHost reads the configuration into m (a model that embeds
-// bmcHostModel), checks that the provider has a firmware catalog, and
-// returns the host host_id names (m.ID set to its node UUID) and the BMC
-// access the bmc block gives (nil without one); false after an error.
+// bmcHostModel) and returns the host host_id names (m.ID set to its node
+// UUID) and the BMC access the bmc block gives (nil without one); false
+// after an error, also when the provider has no catalog.
 func (b *base) readBMCHost(ctx context.Context, cfg tfsdk.Config, m interface{ bmcHost() *bmcHostModel },
 	diags *diag.Diagnostics) (lifecycle.HostSummary, *lifecycle.BMCAccess, bool) {
 	var host lifecycle.HostSummary
-	if diags.Append(cfg.Get(ctx, m)...); diags.HasError() {
-		return host, nil, false
-	}
-	if b.clients == nil || b.clients.Firmware == nil {
-		diags.AddError("Provider not configured", "the provider has no Ironic firmware catalog configured")
+	diags.Append(cfg.Get(ctx, m)...)
+	cat := b.catalog(diags)
+	if diags.HasError() {
 		return host, nil, false
 	}
 	bm := m.bmcHost()
@@ -62,7 +61,17 @@ func (b *base) readBMCHost(ctx context.Context, cfg tfsdk.Config, m interface{ b
 	if diags.HasError() {
 		return host, nil, false
 	}
-	host, ok := hostByID(ctx, b.clients.Catalog, bm.HostID.ValueString(), diags)
+	host, ok := hostByID(ctx, cat, bm.HostID.ValueString(), diags)
 	bm.ID = types.StringValue(host.ID)
 	return host, redfish, ok
+}
+
+// firmware returns the firmware catalog, or adds an error when there is
+// none.
+func (b *base) firmware(diags *diag.Diagnostics) lifecycle.FirmwareCatalog {
+	if b.clients == nil || b.clients.Firmware == nil {
+		diags.AddError("Provider not configured", "the provider has no Ironic firmware catalog configured")
+		return nil
+	}
+	return b.clients.Firmware
 }

@@ -65,12 +65,13 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 
 func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m firmwareDataModel
+	fw := d.firmware(&resp.Diagnostics)
 	host, redfish, ok := d.readBMCHost(ctx, req.Config, &m, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	key := m.HostID.ValueString()
-	inv, err := d.clients.Firmware.Firmware(ctx, host.ID, redfish)
+	inv, err := fw.Firmware(ctx, host.ID, redfish)
 	if err != nil {
 		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading the firmware of host "+key, err)
 		return

@@ -75,12 +75,13 @@ func (d *firmwareSchemaDataSource) Schema(_ context.Context, _ datasource.Schema
 
 func (d *firmwareSchemaDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m firmwareSchemaDataModel
+	fw := d.firmware(&resp.Diagnostics)
 	host, redfish, ok := d.readBMCHost(ctx, req.Config, &m, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	key := m.HostID.ValueString()
-	b, err := d.clients.Firmware.BIOS(ctx, host.ID, redfish)
+	b, err := fw.BIOS(ctx, host.ID, redfish)
 	if err != nil {
 		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading the BIOS attribute registry of host "+key, err)
 		return

@@ -21,11 +21,7 @@ type hardwareDataSource struct{ base }
 
 // hardwareModel is BMO's HardwareData shape.
 type hardwareModel struct {
-	ID     types.String     `tfsdk:"id"`
-	HostID types.String     `tfsdk:"host_id"`
-	BMC    *tfglue.BMCModel `tfsdk:"bmc"`
-
-	Source       types.String       `tfsdk:"source"`
+	bmcHostModel
 	HostName     types.String       `tfsdk:"host_name"`
 	CPU          *cpuModel          `tfsdk:"cpu"`
 	RAMMebibytes types.Int64        `tfsdk:"ram_mebibytes"`
@@ -197,26 +193,15 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 
 func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m hardwareModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	cat := d.catalog(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	redfish := m.BMC.Access(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	key := m.HostID.ValueString()
-	host, ok := hostByID(ctx, cat, key, &resp.Diagnostics)
+	host, redfish, ok := d.readBMCHost(ctx, req.Config, &m, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	hw, err := cat.Hardware(ctx, host.ID, redfish)
+	hw, err := d.clients.Catalog.Hardware(ctx, host.ID, redfish)
 	if err != nil {
 		resp.Diagnostics.AddError("Reading the hardware of host "+host.Name, err.Error())
 		return
 	}
-	m.ID = types.StringValue(host.ID)
 	m.HostName = types.StringValue(host.Name)
 	m.setHardware(hw)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

@@ -117,22 +117,18 @@ data "baremetal_hardware" "hw" {
 					}),
 				)
 			}
-			resource.ParallelTest(t, resource.TestCase{
-				PreCheck:                 func() { acctest.PreCheck(t) },
-				ProtoV6ProviderFactories: acctest.ProviderFactories,
-				Steps: []resource.TestStep{
-					{Config: config, Check: resource.ComposeAggregateTestCheckFunc(checks...)},
-					{
-						Config: host + `
+			acctest.ParallelTest(t, nil, []resource.TestStep{
+				{Config: config, Check: resource.ComposeAggregateTestCheckFunc(checks...)},
+				{
+					Config: host + `
 data "baremetal_firmware" "fw" {
   host_id = baremetal_host.h.id
 ` + bmc("wrong-password") + `}
 `,
-						ExpectError: regexp.MustCompile(`(?s)` +
-							strings.Join(strings.Fields(regexp.QuoteMeta("credentials rejected (HTTP 401): "+tc.refused)), `\s+`)),
-					},
-					{Config: host},
+					ExpectError: regexp.MustCompile(`(?s)` +
+						strings.Join(strings.Fields(regexp.QuoteMeta("credentials rejected (HTTP 401): "+tc.refused)), `\s+`)),
 				},
+				{Config: host},
 			})
 		})
 	}

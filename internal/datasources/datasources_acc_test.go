@@ -28,20 +28,7 @@ func wrapped(phrases ...string) *regexp.Regexp {
 // properties: fake hosts have no inspection inventory).
 func TestAccHostDataSources(t *testing.T) {
 	prefix := acctest.Name("tfacc-ds")
-	host := func(i int, role string) string {
-		return fmt.Sprintf(`
-resource "baremetal_host" "h%[1]d" {
-  name        = "%[2]s-%[1]d"
-  driver      = "fake-hardware"
-  driver_info = {}
-  online      = false
-  labels = {
-    pool = %[2]q
-    role = %[3]q
-  }
-}
-`, i, prefix, role)
-	}
+	host := func(i int, role string) string { return acctest.PoolHost(i, prefix, prefix, role) }
 	config := host(1, "worker") + host(2, "master") + fmt.Sprintf(`
 data "baremetal_hosts" "pool" {
   labels     = { match_labels = { pool = %[1]q } }
@@ -77,36 +64,32 @@ data "baremetal_hardware" "h1" {
 }
 `, prefix)
 
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "hosts.#", "2"),
-				resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "names.0", prefix+"-1"),
-				resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "names.1", prefix+"-2"),
-				resource.TestCheckResourceAttrPair("data.baremetal_hosts.pool", "ids.0", "baremetal_host.h1", "id"),
-				resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "hosts.1.labels.role", "master"),
+	acctest.ParallelTest(t, nil, []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "hosts.#", "2"),
+			resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "names.0", prefix+"-1"),
+			resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "names.1", prefix+"-2"),
+			resource.TestCheckResourceAttrPair("data.baremetal_hosts.pool", "ids.0", "baremetal_host.h1", "id"),
+			resource.TestCheckResourceAttr("data.baremetal_hosts.pool", "hosts.1.labels.role", "master"),
 
-				resource.TestCheckResourceAttr("data.baremetal_hosts.workers", "names.#", "1"),
-				resource.TestCheckResourceAttr("data.baremetal_hosts.workers", "names.0", prefix+"-1"),
-				resource.TestCheckResourceAttr("data.baremetal_hosts.workers", "hosts.0.claimed", "false"),
-				resource.TestCheckResourceAttr("data.baremetal_hosts.big", "hosts.#", "0"),
+			resource.TestCheckResourceAttr("data.baremetal_hosts.workers", "names.#", "1"),
+			resource.TestCheckResourceAttr("data.baremetal_hosts.workers", "names.0", prefix+"-1"),
+			resource.TestCheckResourceAttr("data.baremetal_hosts.workers", "hosts.0.claimed", "false"),
+			resource.TestCheckResourceAttr("data.baremetal_hosts.big", "hosts.#", "0"),
 
-				resource.TestCheckResourceAttrPair("data.baremetal_host.byname", "id", "baremetal_host.h1", "id"),
-				resource.TestCheckResourceAttr("data.baremetal_host.byname", "provisioning_state", "available"),
-				resource.TestCheckResourceAttr("data.baremetal_host.byname", "ironic_state", "available"),
-				resource.TestCheckResourceAttr("data.baremetal_host.byname", "labels.pool", prefix),
-				resource.TestCheckResourceAttr("data.baremetal_host.byname", "claimed", "false"),
-				resource.TestCheckResourceAttr("data.baremetal_host.byname", "maintenance", "false"),
+			resource.TestCheckResourceAttrPair("data.baremetal_host.byname", "id", "baremetal_host.h1", "id"),
+			resource.TestCheckResourceAttr("data.baremetal_host.byname", "provisioning_state", "available"),
+			resource.TestCheckResourceAttr("data.baremetal_host.byname", "ironic_state", "available"),
+			resource.TestCheckResourceAttr("data.baremetal_host.byname", "labels.pool", prefix),
+			resource.TestCheckResourceAttr("data.baremetal_host.byname", "claimed", "false"),
+			resource.TestCheckResourceAttr("data.baremetal_host.byname", "maintenance", "false"),
 
-				resource.TestCheckResourceAttr("data.baremetal_hardware.h1", "source", "properties"),
-				resource.TestCheckResourceAttrPair("data.baremetal_hardware.h1", "id", "baremetal_host.h1", "id"),
-				resource.TestCheckResourceAttr("data.baremetal_hardware.h1", "host_name", prefix+"-1"),
-			),
-		}},
-	})
+			resource.TestCheckResourceAttr("data.baremetal_hardware.h1", "source", "properties"),
+			resource.TestCheckResourceAttrPair("data.baremetal_hardware.h1", "id", "baremetal_host.h1", "id"),
+			resource.TestCheckResourceAttr("data.baremetal_hardware.h1", "host_name", prefix+"-1"),
+		),
+	}})
 }
 
 // TestAccNetworkData renders network_data.json from explicit NICs (no host
@@ -135,28 +118,24 @@ data "baremetal_network_data" "nd" {
 }
 `, nic)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: render("eno1"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
-						regexp.MustCompile(`"ethernet_mac_address":"52:54:00:aa:bb:01"`)),
-					resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
-						regexp.MustCompile(`"bond_miimon":100`)),
-					resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
-						regexp.MustCompile(`"vlan_id":20`)),
-					resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
-						regexp.MustCompile(`"netmask":"255.255.255.0"`)),
-					resource.TestCheckResourceAttr("data.baremetal_network_data.nd", "host_nics.eno2", "52:54:00:aa:bb:02"),
-				),
-			},
-			{
-				Config:      render("enp1s0"),
-				ExpectError: wrapped(`Unknown host NIC`, `the host has no NIC named "enp1s0"; the host has NICs: eno1, eno2`),
-			},
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			Config: render("eno1"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
+					regexp.MustCompile(`"ethernet_mac_address":"52:54:00:aa:bb:01"`)),
+				resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
+					regexp.MustCompile(`"bond_miimon":100`)),
+				resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
+					regexp.MustCompile(`"vlan_id":20`)),
+				resource.TestMatchResourceAttr("data.baremetal_network_data.nd", "json",
+					regexp.MustCompile(`"netmask":"255.255.255.0"`)),
+				resource.TestCheckResourceAttr("data.baremetal_network_data.nd", "host_nics.eno2", "52:54:00:aa:bb:02"),
+			),
+		},
+		{
+			Config:      render("enp1s0"),
+			ExpectError: wrapped(`Unknown host NIC`, `the host has no NIC named "enp1s0"; the host has NICs: eno1, eno2`),
 		},
 	})
 }

@@ -39,32 +39,26 @@ data "baremetal_hosts" "too_big" {
   depends_on         = [baremetal_host.h]
 }
 `, name)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck: func() {
-			acctest.PreCheck(t)
-			localIronic(t)
-		},
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: host},
-			{
-				PreConfig: func() {
-					_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
-						nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/local_gb", Value: 100},
-					}).Extract()
-					if err != nil {
-						t.Fatalf("set local_gb: %v", err)
-					}
-					seedInventory(t, name)
-				},
-				Config: lists,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("data.baremetal_hosts.big", "names.#", "1"),
-					resource.TestCheckResourceAttr("data.baremetal_hosts.big", "names.0", name),
-					resource.TestCheckResourceAttr("data.baremetal_hosts.big", "hosts.0.hardware.disk_gigabytes", "3726"),
-					resource.TestCheckResourceAttr("data.baremetal_hosts.too_big", "names.#", "0"),
-				),
+	localIronic(t)
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{Config: host},
+		{
+			PreConfig: func() {
+				_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
+					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/local_gb", Value: 100},
+				}).Extract()
+				if err != nil {
+					t.Fatalf("set local_gb: %v", err)
+				}
+				seedInventory(t, name)
 			},
+			Config: lists,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("data.baremetal_hosts.big", "names.#", "1"),
+				resource.TestCheckResourceAttr("data.baremetal_hosts.big", "names.0", name),
+				resource.TestCheckResourceAttr("data.baremetal_hosts.big", "hosts.0.hardware.disk_gigabytes", "3726"),
+				resource.TestCheckResourceAttr("data.baremetal_hosts.too_big", "names.#", "0"),
+			),
 		},
 	})
 }

@@ -25,24 +25,20 @@ data "baremetal_firmware" "ironic" {
 }
 `
 	const fw = "data.baremetal_firmware.rf"
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(fw, "source", "redfish"),
-				resource.TestCheckResourceAttr(fw, "bios_version", prof.BIOSVersion),
-				resource.TestCheckResourceAttrPair(fw, "id", "baremetal_host.h", "id"),
-				resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
-					"id": "sys-0-BIOS", "name": "System BIOS", "version": prof.BIOSVersion, "updateable": "true",
-				}),
-				resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
-					"id": "sys-0-BMC", "version": prof.BMCVersion,
-				}),
-				resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "source", "none"),
-				resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "components.#", "0"),
-			),
-		}},
-	})
+	acctest.ParallelTest(t, nil, []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr(fw, "source", "redfish"),
+			resource.TestCheckResourceAttr(fw, "bios_version", prof.BIOSVersion),
+			resource.TestCheckResourceAttrPair(fw, "id", "baremetal_host.h", "id"),
+			resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
+				"id": "sys-0-BIOS", "name": "System BIOS", "version": prof.BIOSVersion, "updateable": "true",
+			}),
+			resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
+				"id": "sys-0-BMC", "version": prof.BMCVersion,
+			}),
+			resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "source", "none"),
+			resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "components.#", "0"),
+		),
+	}})
 }

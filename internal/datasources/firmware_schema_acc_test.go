@@ -56,24 +56,20 @@ data "baremetal_firmware_schema" "none" {
 			resource.TestCheckResourceAttr(ds, "attributes.SriovGlobalEnable.type", "Boolean"),
 		)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("data.baremetal_firmware_schema.ironic", "source", "ironic"),
-				resource.TestCheckResourceAttrPair("data.baremetal_firmware_schema.ironic", "id", "baremetal_host.i", "id"),
-				registry("data.baremetal_firmware_schema.ironic"),
-				resource.TestCheckResourceAttr("data.baremetal_firmware_schema.redfish", "source", "redfish"),
-				resource.TestCheckResourceAttrPair("data.baremetal_firmware_schema.redfish", "id", "baremetal_host.r", "id"),
-				registry("data.baremetal_firmware_schema.redfish"),
-				resource.TestCheckResourceAttr("data.baremetal_firmware_schema.none", "source", "none"),
-				resource.TestCheckNoResourceAttr("data.baremetal_firmware_schema.none", "attributes.BootMode.type"),
-				logSchemaAttributes(t, "data.baremetal_firmware_schema.redfish", "BootMode", "PxeRetryCount", "SystemServiceTag"),
-			),
-		}},
-	})
+	acctest.ParallelTest(t, nil, []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("data.baremetal_firmware_schema.ironic", "source", "ironic"),
+			resource.TestCheckResourceAttrPair("data.baremetal_firmware_schema.ironic", "id", "baremetal_host.i", "id"),
+			registry("data.baremetal_firmware_schema.ironic"),
+			resource.TestCheckResourceAttr("data.baremetal_firmware_schema.redfish", "source", "redfish"),
+			resource.TestCheckResourceAttrPair("data.baremetal_firmware_schema.redfish", "id", "baremetal_host.r", "id"),
+			registry("data.baremetal_firmware_schema.redfish"),
+			resource.TestCheckResourceAttr("data.baremetal_firmware_schema.none", "source", "none"),
+			resource.TestCheckNoResourceAttr("data.baremetal_firmware_schema.none", "attributes.BootMode.type"),
+			logSchemaAttributes(t, "data.baremetal_firmware_schema.redfish", "BootMode", "PxeRetryCount", "SystemServiceTag"),
+		),
+	}})
 }
 
 // TestAccFirmwareSchema_fake: Ironic's fake BIOS interface keeps no
@@ -81,11 +77,8 @@ data "baremetal_firmware_schema" "none" {
 // "Host not found".
 func TestAccFirmwareSchema_fake(t *testing.T) {
 	name := acctest.Name("acc-fwsch")
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
+	acctest.ParallelTest(t, nil, []resource.TestStep{{
+		Config: fmt.Sprintf(`
 resource "baremetal_host" "f" {
   name   = %q
   driver = "fake-hardware"
@@ -95,12 +88,11 @@ data "baremetal_firmware_schema" "f" {
   host_id = baremetal_host.f.id
 }
 `, name),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("data.baremetal_firmware_schema.f", "source", "none"),
-				resource.TestCheckResourceAttrPair("data.baremetal_firmware_schema.f", "id", "baremetal_host.f", "id"),
-			),
-		}},
-	})
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("data.baremetal_firmware_schema.f", "source", "none"),
+			resource.TestCheckResourceAttrPair("data.baremetal_firmware_schema.f", "id", "baremetal_host.f", "id"),
+		),
+	}})
 }
 
 // logSchemaAttributes logs the state of the named attributes of ds (the

@@ -17,6 +17,22 @@ type base struct {
 	clients  *lifecycle.Clients
 }
 
+// named is the constructor of the resource R, which embeds base, under
+// typeName (after the provider's name: "_host").
+func named[R any, P interface {
+	*R
+	resource.Resource
+	name(typeName string)
+}](typeName string) func() resource.Resource {
+	return func() resource.Resource {
+		p := P(new(R))
+		p.name(typeName)
+		return p
+	}
+}
+
+func (b *base) name(typeName string) { b.typeName = typeName }
+
 // Metadata names the resource: the provider's name and typeName.
 func (b *base) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + b.typeName

@@ -35,11 +35,6 @@ func NewHostClaim() resource.Resource { return &claimResource{base{typeName: "_h
 
 type claimResource struct{ base }
 
-var (
-	_ resource.ResourceWithImportState    = (*claimResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*claimResource)(nil)
-)
-
 // claimModel is baremetal_host_claim's state.
 type claimModel struct {
 	ID   types.String `tfsdk:"id"`

@@ -18,14 +18,9 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
-// NewDataImage returns the baremetal_data_image resource.
-func NewDataImage() resource.Resource { return &dataImageResource{base{typeName: "_data_image"}} }
-
 // dataImageResource is BMO's DataImage: a non-bootable ISO attached to a
 // host's virtual media (lifecycle's AttachDataImage and DetachDataImage).
 type dataImageResource struct{ base }
-
-var _ resource.ResourceWithModifyPlan = (*dataImageResource)(nil)
 
 type dataImageModel struct {
 	ID     types.String `tfsdk:"id"`

@@ -24,21 +24,11 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
-// NewFirmwareSettings returns the baremetal_firmware_settings resource.
-func NewFirmwareSettings() resource.Resource {
-	return &firmwareSettingsResource{base{typeName: "_firmware_settings"}}
-}
-
 // firmwareSettingsResource is BMO's HostFirmwareSettings: BIOS settings
 // validated against the host's schema and applied by Ironic's
 // bios.apply_configuration step, in a manual clean on an available host
 // (preparing) or a service on a provisioned one (servicing, API 1.87+).
 type firmwareSettingsResource struct{ base }
-
-var (
-	_ resource.ResourceWithModifyPlan  = (*firmwareSettingsResource)(nil)
-	_ resource.ResourceWithImportState = (*firmwareSettingsResource)(nil)
-)
 
 func (r *firmwareSettingsResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	optBool := func(desc string) schema.BoolAttribute { return schema.BoolAttribute{Optional: true, Description: desc} }

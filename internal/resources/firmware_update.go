@@ -21,20 +21,10 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
-// NewFirmwareUpdate returns the baremetal_firmware_update resource.
-func NewFirmwareUpdate() resource.Resource {
-	return &firmwareUpdateResource{base{typeName: "_firmware_update"}}
-}
-
 // firmwareUpdateResource is BMO's HostFirmwareComponents spec.updates: a
 // one-shot update of firmware components from image URLs. Creating it
 // updates; changing it replaces it (updates again); destroying it forgets.
 type firmwareUpdateResource struct{ base }
-
-var (
-	_ resource.ResourceWithModifyPlan     = (*firmwareUpdateResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*firmwareUpdateResource)(nil)
-)
 
 type firmwareUpdateModel struct {
 	ID       types.String         `tfsdk:"id"`

@@ -27,17 +27,7 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
-// NewHost returns the baremetal_host resource.
-func NewHost() resource.Resource { return &hostResource{base{typeName: "_host"}} }
-
 type hostResource struct{ base }
-
-var (
-	_ resource.ResourceWithImportState      = (*hostResource)(nil)
-	_ resource.ResourceWithConfigValidators = (*hostResource)(nil)
-	_ resource.ResourceWithValidateConfig   = (*hostResource)(nil)
-	_ resource.ResourceWithModifyPlan       = (*hostResource)(nil)
-)
 
 func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{

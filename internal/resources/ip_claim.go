@@ -19,12 +19,7 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
-// NewIPClaim returns the baremetal_ip_claim resource.
-func NewIPClaim() resource.Resource { return &ipClaimResource{base{typeName: "_ip_claim"}} }
-
 type ipClaimResource struct{ base }
-
-var _ resource.ResourceWithImportState = (*ipClaimResource)(nil)
 
 type ipClaimModel struct {
 	ID         types.String `tfsdk:"id"`

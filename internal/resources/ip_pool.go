@@ -23,16 +23,7 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
-// NewIPPool returns the baremetal_ip_pool resource.
-func NewIPPool() resource.Resource { return &ipPoolResource{base{typeName: "_ip_pool"}} }
-
 type ipPoolResource struct{ base }
-
-var (
-	_ resource.ResourceWithImportState    = (*ipPoolResource)(nil)
-	_ resource.ResourceWithValidateConfig = (*ipPoolResource)(nil)
-	_ resource.ResourceWithModifyPlan     = (*ipPoolResource)(nil)
-)
 
 type ipPoolModel struct {
 	ID             types.String   `tfsdk:"id"`

@@ -18,19 +18,39 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// All lists the provider's resources.
+// All lists the provider's resources, each under its type name.
 func All() []func() resource.Resource {
 	return []func() resource.Resource{
-		NewHost,
+		named[hostResource]("_host"),
 		NewDeployment,
 		NewHostClaim,
-		NewFirmwareSettings,
-		NewFirmwareUpdate,
-		NewIPPool,
-		NewIPClaim,
-		NewDataImage,
+		named[firmwareSettingsResource]("_firmware_settings"),
+		named[firmwareUpdateResource]("_firmware_update"),
+		named[ipPoolResource]("_ip_pool"),
+		named[ipClaimResource]("_ip_claim"),
+		named[dataImageResource]("_data_image"),
 	}
 }
+
+// What the resources implement beyond resource.Resource (identity.go
+// checks their identities), checked at compile time.
+var (
+	_ resource.ResourceWithImportState      = (*claimResource)(nil)
+	_ resource.ResourceWithImportState      = (*firmwareSettingsResource)(nil)
+	_ resource.ResourceWithImportState      = (*hostResource)(nil)
+	_ resource.ResourceWithImportState      = (*ipClaimResource)(nil)
+	_ resource.ResourceWithImportState      = (*ipPoolResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*claimResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*firmwareUpdateResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*hostResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*ipPoolResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*hostResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*dataImageResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*firmwareSettingsResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*firmwareUpdateResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*hostResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*ipPoolResource)(nil)
+)
 
 // TFLog is the lifecycle.Logger that writes progress through tflog.
 type TFLog struct{}

@@ -9,6 +9,7 @@ package datasources
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -74,4 +75,28 @@ func (b *base) firmware(diags *diag.Diagnostics) lifecycle.FirmwareCatalog {
 		return nil
 	}
 	return b.clients.Firmware
+}
+
+// readFirmware is the Read of the data sources over the firmware catalog
+// (baremetal_firmware, baremetal_firmware_schema): it reads the
+// configuration into a model and its host, read fills the model from the
+// catalog, and the model is the state. An error of read is reported as
+// reading what of the host.
+func readFirmware[M any, P interface {
+	*M
+	bmcHost() *bmcHostModel
+}](ctx context.Context, b *base, req datasource.ReadRequest, resp *datasource.ReadResponse, what string,
+	read func(fw lifecycle.FirmwareCatalog, host lifecycle.HostSummary, redfish *lifecycle.BMCAccess, m P) error) {
+	m := P(new(M))
+	fw := b.firmware(&resp.Diagnostics)
+	host, redfish, ok := b.readBMCHost(ctx, req.Config, m, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if err := read(fw, host, redfish, m); err != nil {
+		key := m.bmcHost().HostID.ValueString()
+		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading "+what+" of host "+key, err)
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }

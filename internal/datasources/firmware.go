@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
@@ -64,27 +65,22 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m firmwareDataModel
-	fw := d.firmware(&resp.Diagnostics)
-	host, redfish, ok := d.readBMCHost(ctx, req.Config, &m, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	key := m.HostID.ValueString()
-	inv, err := fw.Firmware(ctx, host.ID, redfish)
-	if err != nil {
-		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading the firmware of host "+key, err)
-		return
-	}
-	m.Source = types.StringValue(inv.Source)
-	m.BIOSVersion = types.StringValue(inv.BIOSVersion)
-	m.Components = []firmwareComponentModel{}
-	for _, c := range inv.Components {
-		m.Components = append(m.Components, firmwareComponentModel{
-			ID: types.StringValue(c.ID), Name: types.StringValue(c.Name),
-			Version: types.StringValue(c.Version), Updateable: types.BoolValue(c.Updateable),
-			RelatedTo: tfglue.StringList(c.RelatedTo),
+	readFirmware(ctx, &d.base, req, resp, "the firmware",
+		func(fw lifecycle.FirmwareCatalog, host lifecycle.HostSummary, redfish *lifecycle.BMCAccess, m *firmwareDataModel) error {
+			inv, err := fw.Firmware(ctx, host.ID, redfish)
+			if err != nil {
+				return err
+			}
+			m.Source = types.StringValue(inv.Source)
+			m.BIOSVersion = types.StringValue(inv.BIOSVersion)
+			m.Components = []firmwareComponentModel{}
+			for _, c := range inv.Components {
+				m.Components = append(m.Components, firmwareComponentModel{
+					ID: types.StringValue(c.ID), Name: types.StringValue(c.Name),
+					Version: types.StringValue(c.Version), Updateable: types.BoolValue(c.Updateable),
+					RelatedTo: tfglue.StringList(c.RelatedTo),
+				})
+			}
+			return nil
 		})
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }

@@ -74,21 +74,16 @@ func (d *firmwareSchemaDataSource) Schema(_ context.Context, _ datasource.Schema
 }
 
 func (d *firmwareSchemaDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var m firmwareSchemaDataModel
-	fw := d.firmware(&resp.Diagnostics)
-	host, redfish, ok := d.readBMCHost(ctx, req.Config, &m, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	key := m.HostID.ValueString()
-	b, err := fw.BIOS(ctx, host.ID, redfish)
-	if err != nil {
-		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading the BIOS attribute registry of host "+key, err)
-		return
-	}
-	m.Source = types.StringValue(b.SchemaSource)
-	m.Attributes = firmwareSchemaSettings(b)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	readFirmware(ctx, &d.base, req, resp, "the BIOS attribute registry",
+		func(fw lifecycle.FirmwareCatalog, host lifecycle.HostSummary, redfish *lifecycle.BMCAccess, m *firmwareSchemaDataModel) error {
+			b, err := fw.BIOS(ctx, host.ID, redfish)
+			if err != nil {
+				return err
+			}
+			m.Source = types.StringValue(b.SchemaSource)
+			m.Attributes = firmwareSchemaSettings(b)
+			return nil
+		})
 }
 
 // firmwareSchemaSettings is the attributes map of b.

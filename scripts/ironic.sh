@@ -307,6 +307,11 @@ port = ${IRONIC_JSON_RPC_PORT:-8089}
 # Fail fast on BMCs that are not there (the default retries for minutes).
 connection_attempts = 2
 connection_retry_interval = 1
+[ipmi]
+# ipmitool commands to one BMC at most a second apart (Ironic's default
+# paces them 5 s apart for slow real BMCs; the rig's are OpenIPMI's
+# ipmi_sim on loopback).
+min_command_interval = 1
 [fake]
 ${IRONIC_FAKE_OPTS:-}
 $(keystone_conf)

@@ -196,46 +196,42 @@ data "baremetal_hardware" "props" {
 `
 	const hw = "data.baremetal_hardware.rf"
 	threads := prof.CPU.Count * prof.CPU.CoresPerSocket * prof.CPU.ThreadsPerCore
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: config,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_host.h", "provisioning_state", "available"),
-				resource.TestCheckResourceAttr(hw, "source", "redfish"),
-				resource.TestCheckResourceAttr(hw, "host_name", name),
-				resource.TestCheckResourceAttr(hw, "nics.#", fmt.Sprint(len(prof.NICs))),
-				resource.TestCheckResourceAttr(hw, "nics.0.name", "eno1"),
-				resource.TestCheckResourceAttr(hw, "nics.0.mac", prof.NICs[0].MAC),
-				resource.TestCheckResourceAttr(hw, "nics.0.speed_gbps", "25"),
-				resource.TestCheckResourceAttr(hw, "nics.1.name", "eno2"),
-				resource.TestCheckResourceAttr(hw, "nics.1.mac", prof.NICs[1].MAC),
-				resource.TestCheckResourceAttr(hw, "nics.2.name", "eno3"),
-				resource.TestCheckResourceAttr(hw, "nics.2.mac", prof.NICs[2].MAC),
-				resource.TestCheckResourceAttr(hw, "storage.#", fmt.Sprint(len(prof.Disks))),
-				resource.TestCheckResourceAttr(hw, "storage.0.size_bytes", fmt.Sprint(prof.Disks[0].SizeBytes)),
-				resource.TestCheckResourceAttr(hw, "storage.0.model", prof.Disks[0].Model),
-				resource.TestCheckResourceAttr(hw, "storage.2.rotational", "true"),
-				resource.TestCheckResourceAttr(hw, "storage.2.type", "HDD"),
-				resource.TestCheckResourceAttr(hw, "cpu.arch", "x86_64"),
-				resource.TestCheckResourceAttr(hw, "cpu.model", prof.CPU.Model),
-				resource.TestCheckResourceAttr(hw, "cpu.count", fmt.Sprint(threads)),
-				resource.TestCheckResourceAttr(hw, "ram_mebibytes", fmt.Sprint(prof.RAMGiB*1024)),
-				resource.TestCheckResourceAttr(hw, "system_vendor.manufacturer", prof.Manufacturer),
-				resource.TestCheckResourceAttr(hw, "system_vendor.product_name", prof.Model),
-				resource.TestCheckResourceAttr(hw, "system_vendor.serial_number", prof.SerialNumber),
-				resource.TestCheckResourceAttr(hw, "firmware.bios.version", prof.BIOSVersion),
-				resource.TestCheckResourceAttr(hw, "hostname", prof.HostName),
+	acctest.ParallelTest(t, nil, []resource.TestStep{{
+		Config: config,
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_host.h", "provisioning_state", "available"),
+			resource.TestCheckResourceAttr(hw, "source", "redfish"),
+			resource.TestCheckResourceAttr(hw, "host_name", name),
+			resource.TestCheckResourceAttr(hw, "nics.#", fmt.Sprint(len(prof.NICs))),
+			resource.TestCheckResourceAttr(hw, "nics.0.name", "eno1"),
+			resource.TestCheckResourceAttr(hw, "nics.0.mac", prof.NICs[0].MAC),
+			resource.TestCheckResourceAttr(hw, "nics.0.speed_gbps", "25"),
+			resource.TestCheckResourceAttr(hw, "nics.1.name", "eno2"),
+			resource.TestCheckResourceAttr(hw, "nics.1.mac", prof.NICs[1].MAC),
+			resource.TestCheckResourceAttr(hw, "nics.2.name", "eno3"),
+			resource.TestCheckResourceAttr(hw, "nics.2.mac", prof.NICs[2].MAC),
+			resource.TestCheckResourceAttr(hw, "storage.#", fmt.Sprint(len(prof.Disks))),
+			resource.TestCheckResourceAttr(hw, "storage.0.size_bytes", fmt.Sprint(prof.Disks[0].SizeBytes)),
+			resource.TestCheckResourceAttr(hw, "storage.0.model", prof.Disks[0].Model),
+			resource.TestCheckResourceAttr(hw, "storage.2.rotational", "true"),
+			resource.TestCheckResourceAttr(hw, "storage.2.type", "HDD"),
+			resource.TestCheckResourceAttr(hw, "cpu.arch", "x86_64"),
+			resource.TestCheckResourceAttr(hw, "cpu.model", prof.CPU.Model),
+			resource.TestCheckResourceAttr(hw, "cpu.count", fmt.Sprint(threads)),
+			resource.TestCheckResourceAttr(hw, "ram_mebibytes", fmt.Sprint(prof.RAMGiB*1024)),
+			resource.TestCheckResourceAttr(hw, "system_vendor.manufacturer", prof.Manufacturer),
+			resource.TestCheckResourceAttr(hw, "system_vendor.product_name", prof.Model),
+			resource.TestCheckResourceAttr(hw, "system_vendor.serial_number", prof.SerialNumber),
+			resource.TestCheckResourceAttr(hw, "firmware.bios.version", prof.BIOSVersion),
+			resource.TestCheckResourceAttr(hw, "hostname", prof.HostName),
 
-				// Without BMC access: Redfish inspection's properties and ports
-				// (MACs, no names).
-				resource.TestCheckResourceAttr("data.baremetal_hardware.props", "source", "properties"),
-				resource.TestCheckResourceAttr("data.baremetal_hardware.props", "cpu.arch", "x86_64"),
-				resource.TestCheckResourceAttr("data.baremetal_hardware.props", "nics.0.name", ""),
-				resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.props", "nics.*",
-					map[string]string{"mac": strings.ToLower(prof.NICs[0].MAC)}),
-			),
-		}},
-	})
+			// Without BMC access: Redfish inspection's properties and ports
+			// (MACs, no names).
+			resource.TestCheckResourceAttr("data.baremetal_hardware.props", "source", "properties"),
+			resource.TestCheckResourceAttr("data.baremetal_hardware.props", "cpu.arch", "x86_64"),
+			resource.TestCheckResourceAttr("data.baremetal_hardware.props", "nics.0.name", ""),
+			resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.props", "nics.*",
+				map[string]string{"mac": strings.ToLower(prof.NICs[0].MAC)}),
+		),
+	}})
 }

@@ -246,45 +246,27 @@ data "baremetal_network_data" "test" {
 // agentHostHardware is agentHost without its network data: the host and
 // the data source of its hardware, read from the BMC.
 func agentHostHardware(name, address string) string {
-	return fmt.Sprintf(`
-resource "baremetal_host" "test" {
-  name = %[1]q
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-`+acctest.SimAgentHostDriver+`
-}
-
+	return bootHost(name, address, "") + fmt.Sprintf(`
 data "baremetal_hardware" "test" {
   host_id = baremetal_host.test.id
   bmc = {
-    address  = %[2]q
+    address  = %q
     username = "admin"
     password = "password"
   }
 }
-`, name, address)
+`, address)
 }
 
+// agentDeployment is the deployment of an agent test: the image with its
+// checksum, user data naming the host, meta data, the network data of
+// agentHost and extra arguments.
 func agentDeployment(url, checksum, checksumType, extra string) string {
-	return fmt.Sprintf(`
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host.test.id
-  image = {
-    url           = %q
-    checksum      = %q
-    checksum_type = %q
-    format        = "qcow2"
-  }
-  user_data            = "#cloud-config\nhostname: ${baremetal_host.test.name}\n"
+	return deployment(url, checksum, checksumType, `  user_data            = "#cloud-config\nhostname: ${baremetal_host.test.name}\n"
   meta_data            = { role = "worker" }
   network_data         = data.baremetal_network_data.test.json
   provisioning_retries = 0
-%s
-}
-`, url, checksum, checksumType, extra)
+`+extra)
 }
 
 // A host whose agent does the work: automated cleaning passes through

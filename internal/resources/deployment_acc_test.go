@@ -40,22 +40,35 @@ resource "baremetal_host" "test" {
 %s`, name, deployment)
 }
 
+// depImage is the baremetal_deployment of the fake-hardware tests: the
+// image at url with depMD5, user data, meta data, empty network data and
+// extra arguments.
 func depImage(url, extra string) string {
+	return deployment(url, depMD5, "", `  user_data    = "#cloud-config\nhostname: acc\n"
+  meta_data    = { role = "worker" }
+  network_data = jsonencode({ links = [], networks = [], services = [] })
+  provisioning_retries = 0
+`+extra)
+}
+
+// deployment is a baremetal_deployment "test" on baremetal_host.test of
+// the qcow2 image at url with checksum (and checksum_type unless empty),
+// with extra arguments: the one deployment block of these tests.
+func deployment(url, checksum, checksumType, extra string) string {
+	if checksumType != "" {
+		checksumType = fmt.Sprintf("\n    checksum_type = %q", checksumType)
+	}
 	return fmt.Sprintf(`
 resource "baremetal_deployment" "test" {
   host_id = baremetal_host.test.id
   image = {
     url      = %q
-    checksum = %q
+    checksum = %q%s
     format   = "qcow2"
   }
-  user_data    = "#cloud-config\nhostname: acc\n"
-  meta_data    = { role = "worker" }
-  network_data = jsonencode({ links = [], networks = [], services = [] })
-  provisioning_retries = 0
 %s
 }
-`, url, depMD5, extra)
+`, url, checksum, checksumType, extra)
 }
 
 // depNode reads the node named name straight from Ironic.
@@ -105,86 +118,82 @@ func depStateChecks(image string) []statecheck.StateCheck {
 func TestAccDeployment_lifecycle(t *testing.T) {
 	name := acctest.Name("acc-dep")
 	sc := acctest.Ironic(t)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{ // provisioning -> provisioned; the harness checks that a second plan is empty.
-				Config: depConfig(name, depImage(depImageA, "")),
-				ConfigStateChecks: append(depStateChecks(depImageA),
-					expectAttr(dep, "host_name", knownvalue.StringExact(name)),
-					statecheck.ExpectKnownValue(dep, tfjsonpath.New("image").AtMapKey("checksum_type"), knownvalue.StringExact("auto")),
-					expectAttr(dep, "provisioning_retries", knownvalue.Int64Exact(0)),
-				),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-						if err := depProvisionState("active")(n); err != nil {
-							return err
-						}
-						if n.InstanceInfo["image_source"] != depImageA || n.InstanceInfo["image_checksum"] != depMD5 {
-							return fmt.Errorf("instance_info %v", n.InstanceInfo)
-						}
-						if n.PowerState != "power on" {
-							return fmt.Errorf("power_state %q, want power on", n.PowerState)
-						}
-						return nil
-					}),
-				),
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{ // provisioning -> provisioned; the harness checks that a second plan is empty.
+			Config: depConfig(name, depImage(depImageA, "")),
+			ConfigStateChecks: append(depStateChecks(depImageA),
+				expectAttr(dep, "host_name", knownvalue.StringExact(name)),
+				statecheck.ExpectKnownValue(dep, tfjsonpath.New("image").AtMapKey("checksum_type"), knownvalue.StringExact("auto")),
+				expectAttr(dep, "provisioning_retries", knownvalue.Int64Exact(0)),
+			),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if err := depProvisionState("active")(n); err != nil {
+						return err
+					}
+					if n.InstanceInfo["image_source"] != depImageA || n.InstanceInfo["image_checksum"] != depMD5 {
+						return fmt.Errorf("instance_info %v", n.InstanceInfo)
+					}
+					if n.PowerState != "power on" {
+						return fmt.Errorf("power_state %q, want power on", n.PowerState)
+					}
+					return nil
+				}),
+			),
+		},
+		{ // Nothing changes on a re-plan.
+			Config: depConfig(name, depImage(depImageA, "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
-			{ // Nothing changes on a re-plan.
-				Config: depConfig(name, depImage(depImageA, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+		},
+		{ // Import by host: the image comes back from instance_info;
+			// the config drive data is not shown by Ironic, and the retry
+			// count is Terraform's own.
+			ResourceName:            "baremetal_deployment.test",
+			ImportState:             true,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"user_data", "meta_data", "network_data", "timeouts", "provisioning_retries"},
+		},
+		{ // A new image replaces the deployment on the same host.
+			Config: depConfig(name, depImage(depImageB, "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionNoop),
 				},
 			},
-			{ // Import by host: the image comes back from instance_info;
-				// the config drive data is not shown by Ironic, and the retry
-				// count is Terraform's own.
-				ResourceName:            "baremetal_deployment.test",
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"user_data", "meta_data", "network_data", "timeouts", "provisioning_retries"},
-			},
-			{ // A new image replaces the deployment on the same host.
-				Config: depConfig(name, depImage(depImageB, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionNoop),
-					},
-				},
-				ConfigStateChecks: depStateChecks(depImageB),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-						if err := depProvisionState("active")(n); err != nil {
-							return err
-						}
-						if n.InstanceInfo["image_source"] != depImageB {
-							return fmt.Errorf("image_source %v, want %s", n.InstanceInfo["image_source"], depImageB)
-						}
-						return nil
-					}),
-				),
-			},
-			{ // Destroying the deployment deprovisions the host, which stays.
-				// (baremetal_host's attributes were refreshed before the
-				// destroy: Ironic is the witness.)
-				Config: depConfig(name, ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-						if err := depProvisionState("available")(n); err != nil {
-							return err
-						}
-						if n.PowerState != "power off" {
-							return fmt.Errorf("power_state %q, want power off", n.PowerState)
-						}
-						if _, has := n.InstanceInfo["image_source"]; has {
-							return fmt.Errorf("instance_info still names an image: %v", n.InstanceInfo)
-						}
-						return nil
-					}),
-				),
-			},
+			ConfigStateChecks: depStateChecks(depImageB),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if err := depProvisionState("active")(n); err != nil {
+						return err
+					}
+					if n.InstanceInfo["image_source"] != depImageB {
+						return fmt.Errorf("image_source %v, want %s", n.InstanceInfo["image_source"], depImageB)
+					}
+					return nil
+				}),
+			),
+		},
+		{ // Destroying the deployment deprovisions the host, which stays.
+			// (baremetal_host's attributes were refreshed before the
+			// destroy: Ironic is the witness.)
+			Config: depConfig(name, ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if err := depProvisionState("available")(n); err != nil {
+						return err
+					}
+					if n.PowerState != "power off" {
+						return fmt.Errorf("power_state %q, want power off", n.PowerState)
+					}
+					if _, has := n.InstanceInfo["image_source"]; has {
+						return fmt.Errorf("instance_info still names an image: %v", n.InstanceInfo)
+					}
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -207,38 +216,34 @@ resource "baremetal_deployment" "test" {
   provisioning_retries = 0
 }
 `
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{ // The host alone first, so that the failure step only deploys.
-				Config: depConfig(name, ""),
-			},
-			{
-				Config: depConfig(name, liveISO),
-				ExpectError: regexp.MustCompile(`(?s)Deploying image http://127.0.0.1:8088/images/live.iso on host ` +
-					regexp.QuoteMeta(name) + `.*host "` + regexp.QuoteMeta(name) + `".*provisioning.*"validate".*ramdisk_boot`),
-			},
-			{ // The host survived, deprovisioned, and the failed deployment
-				// is gone from state (Read drops it: nothing is deployed).
-				Config: depConfig(name, ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(s *terraform.State) error {
-						if _, has := s.RootModule().Resources["baremetal_deployment.test"]; has {
-							return fmt.Errorf("the failed deployment is still in state")
-						}
-						return nil
-					},
-					depNodeCheck(t, sc, name, depProvisionState("available")),
-				),
-			},
-			{ // And it deploys fine afterwards.
-				Config: depConfig(name, depImage(depImageA, "")),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					depNodeCheck(t, sc, name, depProvisionState("active")),
-				),
-			},
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{ // The host alone first, so that the failure step only deploys.
+			Config: depConfig(name, ""),
+		},
+		{
+			Config: depConfig(name, liveISO),
+			ExpectError: regexp.MustCompile(`(?s)Deploying image http://127.0.0.1:8088/images/live.iso on host ` +
+				regexp.QuoteMeta(name) + `.*host "` + regexp.QuoteMeta(name) + `".*provisioning.*"validate".*ramdisk_boot`),
+		},
+		{ // The host survived, deprovisioned, and the failed deployment
+			// is gone from state (Read drops it: nothing is deployed).
+			Config: depConfig(name, ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				func(s *terraform.State) error {
+					if _, has := s.RootModule().Resources["baremetal_deployment.test"]; has {
+						return fmt.Errorf("the failed deployment is still in state")
+					}
+					return nil
+				},
+				depNodeCheck(t, sc, name, depProvisionState("available")),
+			),
+		},
+		{ // And it deploys fine afterwards.
+			Config: depConfig(name, depImage(depImageA, "")),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				depNodeCheck(t, sc, name, depProvisionState("active")),
+			),
 		},
 	})
 }
@@ -277,27 +282,23 @@ func depUndeployOutside(t *testing.T, sc *gophercloud.ServiceClient, name string
 func TestAccDeployment_drift(t *testing.T) {
 	name := acctest.Name("acc-depdrift")
 	sc := acctest.Ironic(t)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: depConfig(name, depImage(depImageA, "")),
-				Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-			},
-			{
-				PreConfig: func() { depUndeployOutside(t, sc, name) },
-				Config:    depConfig(name, depImage(depImageA, "")),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionCreate),
-					},
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			Config: depConfig(name, depImage(depImageA, "")),
+			Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+		},
+		{
+			PreConfig: func() { depUndeployOutside(t, sc, name) },
+			Config:    depConfig(name, depImage(depImageA, "")),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionCreate),
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					depNodeCheck(t, sc, name, depProvisionState("active")),
-				),
 			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				depNodeCheck(t, sc, name, depProvisionState("active")),
+			),
 		},
 	})
 }
@@ -343,11 +344,7 @@ resource "baremetal_deployment" "test" {
 	for _, c := range cases {
 		steps = append(steps, resource.TestStep{Config: c.config, PlanOnly: true, ExpectError: regexp.MustCompile(c.want)})
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps:                    steps,
-	})
+	acctest.ParallelTest(t, nil, steps)
 }
 
 // depConfigDriveMAC checks that Ironic was given a config drive and, when
@@ -446,39 +443,35 @@ resource "baremetal_deployment" "test" {
 }
 `, name, simHost.BMC(), depImageA, depMD5)
 	eno1 := prof.NICs[0].MAC
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: deployed,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttrPair("baremetal_host_claim.test", "host_id", "baremetal_host.test", "id"),
-					resource.TestCheckResourceAttr("baremetal_host_claim.test", "host_name", name),
-					resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "redfish"),
-					resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", eno1),
-					resource.TestMatchResourceAttr("data.baremetal_network_data.test", "json",
-						regexp.MustCompile(`"ethernet_mac_address":"`+regexp.QuoteMeta(eno1)+`"`)),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					resource.TestCheckResourceAttrPair("baremetal_deployment.test", "network_data", "data.baremetal_network_data.test", "json"),
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "host_name", name),
-					depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-						if err := depProvisionState("active")(n); err != nil {
-							return err
-						}
-						if n.AllocationUUID == "" {
-							return fmt.Errorf("node %s carries no allocation", name)
-						}
-						return depConfigDriveMAC(eno1)(n)
-					}),
-				),
-			},
-			{
-				// (baremetal_host's attributes were refreshed before the
-				// destroy: Ironic is the witness.)
-				Config: host,
-				Check:  hostsUnclaimed(t, name),
-			},
+	acctest.ParallelTest(t, nil, []resource.TestStep{
+		{
+			Config: deployed,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttrPair("baremetal_host_claim.test", "host_id", "baremetal_host.test", "id"),
+				resource.TestCheckResourceAttr("baremetal_host_claim.test", "host_name", name),
+				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "redfish"),
+				resource.TestCheckResourceAttr("data.baremetal_network_data.test", "host_nics.eno1", eno1),
+				resource.TestMatchResourceAttr("data.baremetal_network_data.test", "json",
+					regexp.MustCompile(`"ethernet_mac_address":"`+regexp.QuoteMeta(eno1)+`"`)),
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				resource.TestCheckResourceAttrPair("baremetal_deployment.test", "network_data", "data.baremetal_network_data.test", "json"),
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "host_name", name),
+				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+					if err := depProvisionState("active")(n); err != nil {
+						return err
+					}
+					if n.AllocationUUID == "" {
+						return fmt.Errorf("node %s carries no allocation", name)
+					}
+					return depConfigDriveMAC(eno1)(n)
+				}),
+			),
+		},
+		{
+			// (baremetal_host's attributes were refreshed before the
+			// destroy: Ironic is the witness.)
+			Config: host,
+			Check:  hostsUnclaimed(t, name),
 		},
 	})
 }

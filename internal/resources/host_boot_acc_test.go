@@ -57,35 +57,30 @@ func TestAccHostBoot_dhcpLessWithNetworkData(t *testing.T) {
 	sc := acctest.Ironic(t)
 	srv, profile := acctest.StartBootAgentSim(t, "x86_64", true)
 	states := recordStates(t, sc, name)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t); states.start() },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: bootHost(name, "redfish+"+srv.SystemURL("sys-0"), staticNetworkData(profile.NICs[0].MAC)),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				states.passedThrough("clean wait", "available"),
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-					if links, _ := n.NetworkData["links"].([]any); len(links) != 1 {
-						return fmt.Errorf("node network_data %v", n.NetworkData)
-					}
-					return nil
-				}),
-				agentRecord(srv, "sys-0", func(r agent.Record) error {
-					var nd map[string]any
-					if err := json.Unmarshal(r.BootNetworkData, &nd); err != nil || nd["networks"] == nil {
-						return fmt.Errorf("the ramdisk booted with network_data %s (%v)", r.BootNetworkData, err)
-					}
-					if r.BootRefused != "" || r.Lookups == 0 {
-						return fmt.Errorf("boot refused %q, %d lookups", r.BootRefused, r.Lookups)
-					}
-					t.Logf("DHCP-less agent of %s configured %s", name, r.BootNetworkData)
-					return nil
-				}),
-			),
-		}},
-	})
+	recordedTest(t, name, states, []resource.TestStep{{
+		Config: bootHost(name, "redfish+"+srv.SystemURL("sys-0"), staticNetworkData(profile.NICs[0].MAC)),
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			states.passedThrough("clean wait", "available"),
+			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				if links, _ := n.NetworkData["links"].([]any); len(links) != 1 {
+					return fmt.Errorf("node network_data %v", n.NetworkData)
+				}
+				return nil
+			}),
+			agentRecord(srv, "sys-0", func(r agent.Record) error {
+				var nd map[string]any
+				if err := json.Unmarshal(r.BootNetworkData, &nd); err != nil || nd["networks"] == nil {
+					return fmt.Errorf("the ramdisk booted with network_data %s (%v)", r.BootNetworkData, err)
+				}
+				if r.BootRefused != "" || r.Lookups == 0 {
+					return fmt.Errorf("boot refused %q, %d lookups", r.BootRefused, r.Lookups)
+				}
+				t.Logf("DHCP-less agent of %s configured %s", name, r.BootNetworkData)
+				return nil
+			}),
+		),
+	}})
 }
 
 // Without it, the ramdisk has no address: it never looks its node up, and
@@ -95,15 +90,10 @@ func TestAccHostBoot_dhcpLessWithNetworkData(t *testing.T) {
 func TestAccHostBoot_dhcpLessWithoutNetworkData(t *testing.T) {
 	name := acctest.Name("acc-boot-nond")
 	srv, _ := acctest.StartBootAgentSim(t, "x86_64", true)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), ""),
-			ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
-		}},
-	})
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), ""),
+		ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
+	}})
 	r, err := srv.AgentRecord("sys-0")
 	if err != nil || r.Boots == 0 || r.Lookups != 0 || r.BootRefused == "" {
 		t.Fatalf("agent: %d boots, %d lookups, boot refused %q (%v)", r.Boots, r.Lookups, r.BootRefused, err)
@@ -122,47 +112,54 @@ func TestAccHostBoot_aarch64(t *testing.T) {
 	img := acctest.ImageServer(t)
 	host := bootHost(name, "redfish+"+srv.SystemURL("sys-0"), fmt.Sprintf(`
   architecture = "aarch64"
-  deploy_image = {
+  deploy_image = %s`, armDeployImageHCL(imgs)))
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: host + bootDeployment(img, ""),
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				// (Ironic 21.4's redfish inspection writes "arm" for ARM-A64.)
+				if arch := n.Properties["cpu_arch"]; arch != "aarch64" && arch != "arm" {
+					return fmt.Errorf("cpu_arch %v", arch)
+				}
+				return armDeployImage(n, imgs)
+			}),
+			armAgentDeployed(t, srv, name, "its own"),
+		),
+	}})
+}
+
+// armDeployImageHCL is the deploy image of an aarch64 host as an HCL
+// object: the aarch64 kernel and ramdisk under imgs with a serial console
+// (armDeployImage checks it on the node).
+func armDeployImageHCL(imgs string) string {
+	return fmt.Sprintf(`{
     kernel        = "%[1]s/aarch64/vmlinuz"
     ramdisk       = "%[1]s/aarch64/initramfs"
     kernel_params = "%%default%% console=ttyAMA0"
-  }`, imgs))
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: host + fmt.Sprintf(`
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host.test.id
-  image = {
-    url           = %q
-    checksum      = %q
-    checksum_type = "sha256"
-    format        = "qcow2"
-  }
-  provisioning_retries = 0
+  }`, imgs)
 }
-`, img.URL, img.SHA256),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-					// (Ironic 21.4's redfish inspection writes "arm" for ARM-A64.)
-					if arch := n.Properties["cpu_arch"]; (arch != "aarch64" && arch != "arm") || n.DriverInfo["deploy_kernel"] != imgs+"/aarch64/vmlinuz" ||
-						n.DriverInfo["deploy_ramdisk"] != imgs+"/aarch64/initramfs" || n.DriverInfo["kernel_append_params"] != "%default% console=ttyAMA0" {
-						return fmt.Errorf("cpu_arch %v, driver_info %v", n.Properties["cpu_arch"], n.DriverInfo)
-					}
-					return nil
-				}),
-				agentRecord(srv, "sys-0", func(r agent.Record) error {
-					if r.DeployKernelArch != "aarch64" || r.BootRefused != "" || r.Image == nil || r.Image.Verdict != "match" {
-						return fmt.Errorf("deploy kernel %s (%s), refused %q, image %+v", r.DeployKernel, r.DeployKernelArch, r.BootRefused, r.Image)
-					}
-					t.Logf("aarch64 agent of %s booted %s (%s) and wrote %s", name, r.DeployKernel, r.DeployKernelArch, r.Image.URL)
-					return nil
-				}),
-			),
-		}},
+
+// armDeployImage checks that the node's driver_info carries the aarch64
+// deploy kernel and ramdisk under imgs, with the console of their
+// kernel_params.
+func armDeployImage(n *nodes.Node, imgs string) error {
+	if n.DriverInfo["deploy_kernel"] != imgs+"/aarch64/vmlinuz" || n.DriverInfo["deploy_ramdisk"] != imgs+"/aarch64/initramfs" ||
+		n.DriverInfo["kernel_append_params"] != "%default% console=ttyAMA0" {
+		return fmt.Errorf("driver_info %v", n.DriverInfo)
+	}
+	return nil
+}
+
+// armAgentDeployed checks that sys-0's agent booted an aarch64 deploy
+// kernel (whose, for the log) and wrote the image, its checksum matching.
+func armAgentDeployed(t *testing.T, srv *sim.Server, name, whose string) resource.TestCheckFunc {
+	return agentRecord(srv, "sys-0", func(r agent.Record) error {
+		if r.DeployKernelArch != "aarch64" || r.BootRefused != "" || r.Image == nil || r.Image.Verdict != "match" {
+			return fmt.Errorf("deploy kernel %s (%s), refused %q, image %+v", r.DeployKernel, r.DeployKernelArch, r.BootRefused, r.Image)
+		}
+		t.Logf("aarch64 agent of %s booted %s %s (%s) and wrote %s", name, whose, r.DeployKernel, r.DeployKernelArch, r.Image.URL)
+		return nil
 	})
 }
 
@@ -171,15 +168,10 @@ resource "baremetal_deployment" "test" {
 func TestAccHostBoot_archMismatch(t *testing.T) {
 	name := acctest.Name("acc-boot-mis")
 	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "x86_64"`),
-			ExpectError: regexp.MustCompile(`(?s)architecture\s+mismatch:.*configured\s+as\s+x86_64.*inspection\s+found\s+aarch64`),
-		}},
-	})
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "x86_64"`),
+		ExpectError: regexp.MustCompile(`(?s)architecture\s+mismatch:.*configured\s+as\s+x86_64.*inspection\s+found\s+aarch64`),
+	}})
 }
 
 // Without its deploy_image, an aarch64 host boots the conductor's x86_64
@@ -187,15 +179,10 @@ func TestAccHostBoot_archMismatch(t *testing.T) {
 func TestAccHostBoot_aarch64WithoutDeployImage(t *testing.T) {
 	name := acctest.Name("acc-boot-armx")
 	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`),
-			ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
-		}},
-	})
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`),
+		ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
+	}})
 	r, err := srv.AgentRecord("sys-0")
 	if err != nil || r.Lookups != 0 || r.DeployKernelArch != "x86_64" || r.BootRefused == "" {
 		t.Fatalf("agent: %d lookups, deploy kernel arch %q, boot refused %q (%v)", r.Lookups, r.DeployKernelArch, r.BootRefused, err)
@@ -206,19 +193,7 @@ func TestAccHostBoot_aarch64WithoutDeployImage(t *testing.T) {
 // bootDeployment is a baremetal_deployment of the test image on the host,
 // with extra arguments.
 func bootDeployment(img acctest.Image, extra string) string {
-	return fmt.Sprintf(`
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host.test.id
-  image = {
-    url           = %q
-    checksum      = %q
-    checksum_type = "sha256"
-    format        = "qcow2"
-  }
-  provisioning_retries = 0
-%s
-}
-`, img.URL, img.SHA256, extra)
+	return deployment(img.URL, img.SHA256, "sha256", "  provisioning_retries = 0\n"+extra)
 }
 
 // configDriveAddress checks that the agent's config drive held network
@@ -259,30 +234,25 @@ func TestAccHostBoot_deploymentDefaultsToPreprovisioningNetworkData(t *testing.T
     networks = [{ id = "tenant", type = "ipv4", link = "enp1s0", ip_address = "198.51.100.20", netmask = "255.255.255.0" }]
     services = []
   })`, mac)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: host + bootDeployment(img, ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					resource.TestCheckNoResourceAttr("baremetal_deployment.test", "network_data"),
-					configDriveAddress(srv, mac, "192.0.2.10"),
-				),
-			},
-			{
-				Config: host + bootDeployment(img, own),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					configDriveAddress(srv, mac, "198.51.100.20"),
-					agentRecord(srv, "sys-0", func(r agent.Record) error {
-						t.Logf("the agent of %s received network_data %s", name, r.ConfigDrive.NetworkData)
-						return nil
-					}),
-				),
-			},
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: host + bootDeployment(img, ""),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				resource.TestCheckNoResourceAttr("baremetal_deployment.test", "network_data"),
+				configDriveAddress(srv, mac, "192.0.2.10"),
+			),
+		},
+		{
+			Config: host + bootDeployment(img, own),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				configDriveAddress(srv, mac, "198.51.100.20"),
+				agentRecord(srv, "sys-0", func(r agent.Record) error {
+					t.Logf("the agent of %s received network_data %s", name, r.ConfigDrive.NetworkData)
+					return nil
+				}),
+			),
 		},
 	})
 }
@@ -301,43 +271,27 @@ func TestAccHostBoot_aarch64ProviderDeployImages(t *testing.T) {
 	providerBlock := fmt.Sprintf(`
 provider "baremetal" {
   deploy_images = {
-    aarch64 = {
-      kernel        = "%[1]s/aarch64/vmlinuz"
-      ramdisk       = "%[1]s/aarch64/initramfs"
-      kernel_params = "%%default%% console=ttyAMA0"
-    }
+    aarch64 = %s
     x86_64 = {
-      iso = "%[1]s/x86_64/ipa.iso"
+      iso = "%s/x86_64/ipa.iso"
     }
   }
 }
-`, imgs)
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{{
-			Config: providerBlock + bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`) + bootDeployment(img, ""),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				resource.TestCheckNoResourceAttr("baremetal_host.test", "deploy_image"),
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-					if n.DriverInfo["deploy_kernel"] != imgs+"/aarch64/vmlinuz" || n.DriverInfo["deploy_ramdisk"] != imgs+"/aarch64/initramfs" ||
-						n.DriverInfo["kernel_append_params"] != "%default% console=ttyAMA0" || n.DriverInfo["deploy_iso"] != nil {
-						return fmt.Errorf("driver_info %v", n.DriverInfo)
-					}
-					return nil
-				}),
-				agentRecord(srv, "sys-0", func(r agent.Record) error {
-					if r.DeployKernelArch != "aarch64" || r.BootRefused != "" || r.Image == nil || r.Image.Verdict != "match" {
-						return fmt.Errorf("deploy kernel %s (%s), refused %q, image %+v", r.DeployKernel, r.DeployKernelArch, r.BootRefused, r.Image)
-					}
-					t.Logf("aarch64 agent of %s booted the provider's default %s (%s) and wrote %s", name, r.DeployKernel, r.DeployKernelArch, r.Image.URL)
-					return nil
-				}),
-			),
-		}},
-	})
+`, armDeployImageHCL(imgs), imgs)
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: providerBlock + bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`) + bootDeployment(img, ""),
+		Check: resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+			resource.TestCheckNoResourceAttr("baremetal_host.test", "deploy_image"),
+			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				if n.DriverInfo["deploy_iso"] != nil {
+					return fmt.Errorf("driver_info %v", n.DriverInfo)
+				}
+				return armDeployImage(n, imgs)
+			}),
+			armAgentDeployed(t, srv, name, "the provider's default"),
+		),
+	}})
 }
 
 // architecture, deploy_image and preprovisioning_network_data are read
@@ -368,67 +322,62 @@ func TestAccHostBoot_drift(t *testing.T) {
 		}
 		return nil
 	})
-	resource.ParallelTest(t, resource.TestCase{
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             noNodesNamed(t, name),
-		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-					restored,
-				),
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				restored,
+			),
+		},
+		{
+			// Out of band: another architecture, kernel and address.
+			PreConfig: func() {
+				n, err := depNode(t, sc, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				nd := n.NetworkData
+				nd["networks"].([]any)[0].(map[string]any)["ip_address"] = "192.0.2.99"
+				if _, err := nodes.Update(context.Background(), sc, n.UUID, nodes.UpdateOpts{
+					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/cpu_arch", Value: "aarch64"},
+					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/driver_info/deploy_kernel", Value: imgs + "/aarch64/vmlinuz"},
+					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/network_data", Value: nd},
+				}).Extract(); err != nil {
+					t.Fatal(err)
+				}
 			},
-			{
-				// Out of band: another architecture, kernel and address.
-				PreConfig: func() {
-					n, err := depNode(t, sc, name)
-					if err != nil {
-						t.Fatal(err)
-					}
-					nd := n.NetworkData
-					nd["networks"].([]any)[0].(map[string]any)["ip_address"] = "192.0.2.99"
-					if _, err := nodes.Update(context.Background(), sc, n.UUID, nodes.UpdateOpts{
-						nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/cpu_arch", Value: "aarch64"},
-						nodes.UpdateOperation{Op: nodes.AddOp, Path: "/driver_info/deploy_kernel", Value: imgs + "/aarch64/vmlinuz"},
-						nodes.UpdateOperation{Op: nodes.AddOp, Path: "/network_data", Value: nd},
-					}).Extract(); err != nil {
-						t.Fatal(err)
-					}
-				},
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_host.test", "architecture", "aarch64"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "deploy_image.kernel", imgs+"/aarch64/vmlinuz"),
-					resource.TestMatchResourceAttr("baremetal_host.test", "preprovisioning_network_data", regexp.MustCompile(`192\.0\.2\.99`)),
-				),
-			},
-			{
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("architecture"), knownvalue.StringExact("x86_64")),
-					plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("deploy_image").AtMapKey("kernel"), knownvalue.StringExact(kernel)),
-				}},
-				Check: restored,
-			},
-			{
-				// An import reads the deploy image and the network data the
-				// node has (not into driver_info too), not the architecture
-				// inspection wrote.
-				ResourceName: "baremetal_host.test",
-				ImportState:  true,
-				ImportStateCheck: func(is []*terraform.InstanceState) error {
-					a := is[0].Attributes
-					if a["deploy_image.kernel"] != kernel || a["driver_info.deploy_kernel"] != "" || a["architecture"] != "" ||
-						!strings.Contains(a["preprovisioning_network_data"], `"ip_address":"192.0.2.10"`) {
-						return fmt.Errorf("imported deploy_image.kernel %q, driver_info.deploy_kernel %q, architecture %q, preprovisioning_network_data %q",
-							a["deploy_image.kernel"], a["driver_info.deploy_kernel"], a["architecture"], a["preprovisioning_network_data"])
-					}
-					return nil
-				},
+			RefreshState:       true,
+			ExpectNonEmptyPlan: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "architecture", "aarch64"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "deploy_image.kernel", imgs+"/aarch64/vmlinuz"),
+				resource.TestMatchResourceAttr("baremetal_host.test", "preprovisioning_network_data", regexp.MustCompile(`192\.0\.2\.99`)),
+			),
+		},
+		{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+				plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("architecture"), knownvalue.StringExact("x86_64")),
+				plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("deploy_image").AtMapKey("kernel"), knownvalue.StringExact(kernel)),
+			}},
+			Check: restored,
+		},
+		{
+			// An import reads the deploy image and the network data the
+			// node has (not into driver_info too), not the architecture
+			// inspection wrote.
+			ResourceName: "baremetal_host.test",
+			ImportState:  true,
+			ImportStateCheck: func(is []*terraform.InstanceState) error {
+				a := is[0].Attributes
+				if a["deploy_image.kernel"] != kernel || a["driver_info.deploy_kernel"] != "" || a["architecture"] != "" ||
+					!strings.Contains(a["preprovisioning_network_data"], `"ip_address":"192.0.2.10"`) {
+					return fmt.Errorf("imported deploy_image.kernel %q, driver_info.deploy_kernel %q, architecture %q, preprovisioning_network_data %q",
+						a["deploy_image.kernel"], a["driver_info.deploy_kernel"], a["architecture"], a["preprovisioning_network_data"])
+				}
+				return nil
 			},
 		},
 	})

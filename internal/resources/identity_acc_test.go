@@ -98,16 +98,7 @@ func TestAccIdentity_deployment(t *testing.T) {
 	acctest.Terraform114(t)
 	name := acctest.Name("acc-ident-dep")
 	const addr = "baremetal_deployment.test"
-	cfg := depConfig(name, fmt.Sprintf(`
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host.test.id
-  image = {
-    url      = %q
-    checksum = %q
-    format   = "qcow2"
-  }
-}
-`, depImageA, depMD5))
+	cfg := depConfig(name, deployment(depImageA, depMD5, "", ""))
 	acctest.Test(t, noNodesNamed(t, name), []resource.TestStep{
 		{
 			Config: cfg,

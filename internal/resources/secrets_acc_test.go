@@ -24,6 +24,15 @@ import (
 // saying so, with an older CLI.
 var needsWriteOnly = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_11_0)}
 
+// writeOnlyTest is acctest.ParallelTest for steps that set write-only
+// arguments: skipped on a Terraform without them.
+func writeOnlyTest(t *testing.T, steps []resource.TestStep) {
+	t.Helper()
+	tc := acctest.Case(t, nil, steps)
+	tc.TerraformVersionChecks = needsWriteOnly
+	resource.ParallelTest(t, tc)
+}
+
 // stateHasNo fails when any attribute of any resource in state holds one
 // of the secrets (whole or in part).
 func stateHasNo(secrets ...string) resource.TestCheckFunc {
@@ -69,38 +78,33 @@ func TestAccHost_driverSecretsWO(t *testing.T) {
   driver_secrets_wo         = { fake_note = %q, fake_password = %q }
   driver_secrets_wo_version = %q`, note, note+"-pw", version))
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   needsWriteOnly,
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: cfg("note-alpha-1", "1"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckNoResourceAttr("baremetal_host.test", "driver_secrets_wo"),
-					resource.TestCheckResourceAttr("baremetal_host.test", "driver_secrets_wo_version", "1"),
-					stateHasNo("note-alpha-1"),
-					nodeHas(t, name, driverInfoIs("fake_note", "note-alpha-1")),
-					nodeHas(t, name, driverInfoIs("fake_password", "******")),
-				),
-			},
-			{ // A new version pushes the new values, in place.
-				Config: cfg("note-beta-2", "2"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					stateHasNo("note-alpha-1", "note-beta-2"),
-					nodeHas(t, name, driverInfoIs("fake_note", "note-beta-2")),
-				),
-			},
-			{ // New values under the same version: nothing to do.
-				Config: cfg("note-gamma-3", "2"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(),
-				}},
-				Check: nodeHas(t, name, driverInfoIs("fake_note", "note-beta-2")),
-			},
+	writeOnlyTest(t, []resource.TestStep{
+		{
+			Config: cfg("note-alpha-1", "1"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckNoResourceAttr("baremetal_host.test", "driver_secrets_wo"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "driver_secrets_wo_version", "1"),
+				stateHasNo("note-alpha-1"),
+				nodeHas(t, name, driverInfoIs("fake_note", "note-alpha-1")),
+				nodeHas(t, name, driverInfoIs("fake_password", "******")),
+			),
+		},
+		{ // A new version pushes the new values, in place.
+			Config: cfg("note-beta-2", "2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				stateHasNo("note-alpha-1", "note-beta-2"),
+				nodeHas(t, name, driverInfoIs("fake_note", "note-beta-2")),
+			),
+		},
+		{ // New values under the same version: nothing to do.
+			Config: cfg("note-gamma-3", "2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectEmptyPlan(),
+			}},
+			Check: nodeHas(t, name, driverInfoIs("fake_note", "note-beta-2")),
 		},
 	})
 }
@@ -152,19 +156,9 @@ func TestAccDeployment_userDataWO(t *testing.T) {
 	name := acctest.Name("acc-udwo")
 	sc := acctest.Ironic(t)
 	cfg := func(hostname, version string) string {
-		return depConfig(name, fmt.Sprintf(`
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host.test.id
-  image = {
-    url      = %q
-    checksum = %q
-    format   = "qcow2"
-  }
-  user_data_wo         = "#cloud-config\nhostname: %s\n"
+		return depConfig(name, deployment(depImageA, depMD5, "", fmt.Sprintf(`  user_data_wo         = "#cloud-config\nhostname: %s\n"
   user_data_wo_version = %q
-  provisioning_retries = 0
-}
-`, depImageA, depMD5, hostname, version))
+  provisioning_retries = 0`, hostname, version)))
 	}
 	userData := func(want string) resource.TestCheckFunc {
 		return resource.ComposeAggregateTestCheckFunc(
@@ -172,31 +166,26 @@ resource "baremetal_deployment" "test" {
 			func(*terraform.State) error { return configDriveHas(name, "hostname: "+want) },
 		)
 	}
-	resource.ParallelTest(t, resource.TestCase{
-		TerraformVersionChecks:   needsWriteOnly,
-		PreCheck:                 func() { acctest.PreCheck(t) },
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		Steps: []resource.TestStep{
-			{
-				Config: cfg("wo-host-one", "1"),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-					resource.TestCheckNoResourceAttr("baremetal_deployment.test", "user_data_wo"),
-					stateHasNo("wo-host-one"),
-					userData("wo-host-one"),
-				),
-			},
-			{ // A new version replaces the deployment with the new user data.
-				Config: cfg("wo-host-two", "2"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionDestroyBeforeCreate),
-					plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionNoop),
-				}},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					stateHasNo("wo-host-one", "wo-host-two"),
-					userData("wo-host-two"),
-				),
-			},
+	writeOnlyTest(t, []resource.TestStep{
+		{
+			Config: cfg("wo-host-one", "1"),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				resource.TestCheckNoResourceAttr("baremetal_deployment.test", "user_data_wo"),
+				stateHasNo("wo-host-one"),
+				userData("wo-host-one"),
+			),
+		},
+		{ // A new version replaces the deployment with the new user data.
+			Config: cfg("wo-host-two", "2"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("baremetal_deployment.test", plancheck.ResourceActionDestroyBeforeCreate),
+				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionNoop),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				stateHasNo("wo-host-one", "wo-host-two"),
+				userData("wo-host-two"),
+			),
 		},
 	})
 }

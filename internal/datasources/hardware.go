@@ -107,86 +107,59 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"host_name":     str("The host's name (the Ironic node name)."),
 			"ram_mebibytes": computedInt("Memory in MiB."),
 			"hostname":      str("The hostname the host reported during inspection, or empty."),
-			"cpu": schema.SingleNestedAttribute{
-				Computed: true, Description: "The processors.",
-				Attributes: map[string]schema.Attribute{
-					"arch":            str("Architecture (e.g. `x86_64`)."),
-					"model":           str("Model name."),
-					"clock_megahertz": schema.Float64Attribute{Computed: true, Description: "Clock speed in MHz."},
-					"count":           computedInt("Number of CPUs (threads)."),
-					"flags": schema.ListAttribute{
-						Computed: true, ElementType: types.StringType, Description: "CPU flags.",
-					},
-				},
-			},
-			"nics": schema.ListNestedAttribute{
-				Computed: true, Description: "Network interfaces.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":       str("Interface name (e.g. `eth0`); from Redfish the interface's own Name, else its Id with its MAC (`1 (94:40:c9:5e:7a:c0)`)."),
-					"model":      str("Vendor and product, when known."),
-					"mac":        str("MAC address."),
-					"ip":         str("IP address seen during inspection, when known."),
-					"speed_gbps": computedInt("Link speed in Gbps; null when unknown (a BMC that does not say, or says 0)."),
-					"pxe":        computedBool("Whether the host PXE-boots from this interface."),
-					"vlan_ids": schema.ListAttribute{
-						Computed: true, ElementType: types.Int64Type, Description: "VLAN ids seen on the interface (the same as `lldp.vlan_ids`; empty without LLDP).",
-					},
-					"lldp": schema.SingleNestedAttribute{
-						Computed: true,
-						Description: "The switch port the interface is cabled to, as it announced itself over LLDP during the last in-band " +
-							"inspection; null when nothing was heard (the agent collects LLDP only with IPA's `ipa-collect-lldp=1`) and " +
-							"always null from Redfish or the node's properties. Read from the raw LLDP TLVs of the agent's inventory, so " +
-							"ironic-inspector's LLDP hooks are not needed; their parsed LLDP in the plugin data is the fallback.",
-						Attributes: map[string]schema.Attribute{
-							"switch_chassis_id": str("The switch's chassis id: a MAC address in lower case (what " +
-								"`baremetal_host.ports[*].local_link_connection.switch_id` takes), or the switch's text for other chassis id kinds; null when not sent."),
-							"switch_port_id":     str("The switch port's id, e.g. `Ethernet1/12` (a MAC or an address for those port id kinds); null when not sent."),
-							"switch_system_name": str("The switch's system name (its host name); null when not sent."),
-							"vlan_ids": schema.ListAttribute{
-								Computed: true, ElementType: types.Int64Type,
-								Description: "The VLANs the port announced: its tagged VLANs (IEEE 802.1 VLAN name TLVs) in order, then its untagged port VLAN id.",
-							},
-						},
-					},
-				}},
-			},
-			"storage": schema.ListNestedAttribute{
-				Computed: true, Description: "Disks.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":                 str("Device name (e.g. `/dev/sda`), or a by-path name."),
-					"type":                 str("`HDD`, `SSD` or `NVME`."),
-					"size_bytes":           computedInt("Size in bytes."),
-					"vendor":               str("Vendor; null when unknown."),
-					"model":                str("Model."),
-					"serial_number":        str("Serial number."),
-					"wwn":                  str("World Wide Name."),
-					"wwn_with_extension":   str("World Wide Name with vendor extension."),
-					"wwn_vendor_extension": str("WWN vendor extension."),
-					"hctl":                 str("SCSI address, `host:channel:target:lun`."),
-					"rotational":           computedBool("true for spinning disks."),
-				}},
-			},
-			"system_vendor": schema.SingleNestedAttribute{
-				Computed: true, Description: "The system's maker.",
-				Attributes: map[string]schema.Attribute{
-					"manufacturer":  str("Manufacturer."),
-					"product_name":  str("Product name."),
-					"serial_number": str("System serial number."),
-				},
-			},
-			"firmware": schema.SingleNestedAttribute{
-				Computed: true, Description: "Firmware versions.",
-				Attributes: map[string]schema.Attribute{
-					"bios": schema.SingleNestedAttribute{
-						Computed: true, Description: "BIOS firmware.",
-						Attributes: map[string]schema.Attribute{
-							"vendor":  str("BIOS vendor; null when unknown (Redfish does not say)."),
-							"version": str("BIOS version."),
-							"date":    str("BIOS release date."),
-						},
-					},
-				},
-			},
+			"cpu": computedObject("The processors.", map[string]schema.Attribute{
+				"arch":            str("Architecture (e.g. `x86_64`)."),
+				"model":           str("Model name."),
+				"clock_megahertz": schema.Float64Attribute{Computed: true, Description: "Clock speed in MHz."},
+				"count":           computedInt("Number of CPUs (threads)."),
+				"flags":           computedList(types.StringType, "CPU flags."),
+			}),
+			"nics": computedObjects("Network interfaces.", map[string]schema.Attribute{
+				"name":       str("Interface name (e.g. `eth0`); from Redfish the interface's own Name, else its Id with its MAC (`1 (94:40:c9:5e:7a:c0)`)."),
+				"model":      str("Vendor and product, when known."),
+				"mac":        str("MAC address."),
+				"ip":         str("IP address seen during inspection, when known."),
+				"speed_gbps": computedInt("Link speed in Gbps; null when unknown (a BMC that does not say, or says 0)."),
+				"pxe":        computedBool("Whether the host PXE-boots from this interface."),
+				"vlan_ids":   computedList(types.Int64Type, "VLAN ids seen on the interface (the same as `lldp.vlan_ids`; empty without LLDP)."),
+				"lldp": computedObject("The switch port the interface is cabled to, as it announced itself over LLDP during the last in-band "+
+					"inspection; null when nothing was heard (the agent collects LLDP only with IPA's `ipa-collect-lldp=1`) and "+
+					"always null from Redfish or the node's properties. Read from the raw LLDP TLVs of the agent's inventory, so "+
+					"ironic-inspector's LLDP hooks are not needed; their parsed LLDP in the plugin data is the fallback.",
+					map[string]schema.Attribute{
+						"switch_chassis_id": str("The switch's chassis id: a MAC address in lower case (what " +
+							"`baremetal_host.ports[*].local_link_connection.switch_id` takes), or the switch's text for other chassis id kinds; null when not sent."),
+						"switch_port_id":     str("The switch port's id, e.g. `Ethernet1/12` (a MAC or an address for those port id kinds); null when not sent."),
+						"switch_system_name": str("The switch's system name (its host name); null when not sent."),
+						"vlan_ids": computedList(types.Int64Type,
+							"The VLANs the port announced: its tagged VLANs (IEEE 802.1 VLAN name TLVs) in order, then its untagged port VLAN id."),
+					}),
+			}),
+			"storage": computedObjects("Disks.", map[string]schema.Attribute{
+				"name":                 str("Device name (e.g. `/dev/sda`), or a by-path name."),
+				"type":                 str("`HDD`, `SSD` or `NVME`."),
+				"size_bytes":           computedInt("Size in bytes."),
+				"vendor":               str("Vendor; null when unknown."),
+				"model":                str("Model."),
+				"serial_number":        str("Serial number."),
+				"wwn":                  str("World Wide Name."),
+				"wwn_with_extension":   str("World Wide Name with vendor extension."),
+				"wwn_vendor_extension": str("WWN vendor extension."),
+				"hctl":                 str("SCSI address, `host:channel:target:lun`."),
+				"rotational":           computedBool("true for spinning disks."),
+			}),
+			"system_vendor": computedObject("The system's maker.", map[string]schema.Attribute{
+				"manufacturer":  str("Manufacturer."),
+				"product_name":  str("Product name."),
+				"serial_number": str("System serial number."),
+			}),
+			"firmware": computedObject("Firmware versions.", map[string]schema.Attribute{
+				"bios": computedObject("BIOS firmware.", map[string]schema.Attribute{
+					"vendor":  str("BIOS vendor; null when unknown (Redfish does not say)."),
+					"version": str("BIOS version."),
+					"date":    str("BIOS release date."),
+				}),
+			}),
 		},
 	}
 }
@@ -221,14 +194,10 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 	}
 	m.NICs = make([]nicModel, 0, len(hw.NICs))
 	for _, n := range hw.NICs {
-		vlans := make([]attr.Value, 0, len(n.VLANIDs))
-		for _, v := range n.VLANIDs {
-			vlans = append(vlans, types.Int64Value(int64(v)))
-		}
 		m.NICs = append(m.NICs, nicModel{
 			Name: types.StringValue(n.Name), Model: types.StringValue(n.Model), MAC: types.StringValue(n.MAC),
 			IP: types.StringValue(n.IP), SpeedGbps: speedGbps(n.SpeedGbps), PXE: types.BoolValue(n.PXE),
-			VLANIDs: types.ListValueMust(types.Int64Type, vlans), LLDP: lldpOf(n.LLDP),
+			VLANIDs: int64List(n.VLANIDs), LLDP: lldpOf(n.LLDP),
 		})
 	}
 	m.Storage = make([]storageModel, 0, len(hw.Storage))
@@ -257,14 +226,34 @@ func lldpOf(n *lifecycle.LLDPNeighbour) *lldpModel {
 	if n == nil {
 		return nil
 	}
-	vlans := make([]attr.Value, 0, len(n.VLANIDs))
-	for _, v := range n.VLANIDs {
-		vlans = append(vlans, types.Int64Value(int64(v)))
-	}
 	return &lldpModel{
 		SwitchChassisID: knownString(n.SwitchChassisID), SwitchPortID: knownString(n.SwitchPortID),
-		SwitchSystemName: knownString(n.SwitchSystemName), VLANIDs: types.ListValueMust(types.Int64Type, vlans),
+		SwitchSystemName: knownString(n.SwitchSystemName), VLANIDs: int64List(n.VLANIDs),
 	}
+}
+
+// int64List is a list of VLAN ids.
+func int64List(ids []int) types.List {
+	vals := make([]attr.Value, 0, len(ids))
+	for _, v := range ids {
+		vals = append(vals, types.Int64Value(int64(v)))
+	}
+	return types.ListValueMust(types.Int64Type, vals)
+}
+
+// computedObject is a computed nested object of the hardware schema.
+func computedObject(desc string, attrs map[string]schema.Attribute) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Computed: true, Description: desc, Attributes: attrs}
+}
+
+// computedObjects is a computed list of nested objects.
+func computedObjects(desc string, attrs map[string]schema.Attribute) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{Computed: true, Description: desc, NestedObject: schema.NestedAttributeObject{Attributes: attrs}}
+}
+
+// computedList is a computed list of elem values.
+func computedList(elem attr.Type, desc string) schema.ListAttribute {
+	return schema.ListAttribute{Computed: true, ElementType: elem, Description: desc}
 }
 
 // bmcCredentialsAttribute is the optional `bmc` block of the data sources

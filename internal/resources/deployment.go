@@ -205,26 +205,10 @@ func (r *deploymentResource) Schema(ctx context.Context, _ resource.SchemaReques
 			},
 			"timeouts": timeoutsAttribute(ctx, timeouts.Opts{Create: true, Delete: true}),
 
-			"provisioning_state": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The host's Bare Metal Operator state: `provisioned` once deployed.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"deployed_image": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The URL of the image Ironic reports deployed (empty for a custom deploy without image).",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"provider_id": schema.StringAttribute{
-				Computed:      true,
-				Description:   "`baremetal://<node uuid>`, for a Kubernetes Node's `spec.providerID`.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"host_name": schema.StringAttribute{
-				Computed:      true,
-				Description:   "The host's name.",
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
+			"provisioning_state": keptString("The host's Bare Metal Operator state: `provisioned` once deployed."),
+			"deployed_image":     keptString("The URL of the image Ironic reports deployed (empty for a custom deploy without image)."),
+			"provider_id":        keptString("`baremetal://<node uuid>`, for a Kubernetes Node's `spec.providerID`."),
+			"host_name":          keptString("The host's name."),
 		},
 	}
 }

@@ -97,19 +97,12 @@ func (uniquePortMACs) Description(context.Context) string {
 }
 func (v uniquePortMACs) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (uniquePortMACs) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
+func (uniquePortMACs) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
 	seen := map[string]bool{}
-	for _, el := range req.ConfigValue.Elements() {
-		obj, ok := el.(basetypes.ObjectValue)
-		if !ok {
-			continue
-		}
-		mac, ok := obj.Attributes()["mac"].(types.String)
+	eachPort(req, func(attrs map[string]attr.Value) {
+		mac, ok := attrs["mac"].(types.String)
 		if !ok || mac.IsNull() || mac.IsUnknown() {
-			continue
+			return
 		}
 		key := strings.ToLower(mac.ValueString())
 		if seen[key] {
@@ -117,6 +110,20 @@ func (uniquePortMACs) ValidateSet(ctx context.Context, req validator.SetRequest,
 				fmt.Sprintf("ports lists MAC %q more than once; give each NIC one entry.", mac.ValueString()))
 		}
 		seen[key] = true
+	})
+}
+
+// eachPort calls f with the attributes of each port the configuration
+// lists (none while ports is null or unknown): the walk the ports'
+// validators share.
+func eachPort(req validator.SetRequest, f func(attrs map[string]attr.Value)) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, el := range req.ConfigValue.Elements() {
+		if obj, ok := el.(basetypes.ObjectValue); ok {
+			f(obj.Attributes())
+		}
 	}
 }
 
@@ -129,26 +136,18 @@ func (oneLinkSource) Description(context.Context) string {
 }
 func (v oneLinkSource) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (oneLinkSource) ValidateSet(ctx context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	for _, el := range req.ConfigValue.Elements() {
-		obj, ok := el.(basetypes.ObjectValue)
-		if !ok {
-			continue
-		}
-		attrs := obj.Attributes()
+func (oneLinkSource) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	eachPort(req, func(attrs map[string]attr.Value) {
 		fromLLDP, _ := attrs["local_link_connection_from_lldp"].(types.Bool)
 		link := attrs["local_link_connection"]
 		if !fromLLDP.ValueBool() || link == nil || link.IsNull() {
-			continue
+			return
 		}
 		mac, _ := attrs["mac"].(types.String)
 		resp.Diagnostics.AddAttributeError(req.Path, "Conflicting local_link_connection",
 			fmt.Sprintf("port %s sets local_link_connection and local_link_connection_from_lldp = true; "+
 				"set local_link_connection by hand or take it from LLDP, not both.", mac.ValueString()))
-	}
+	})
 }
 
 // portsSpec converts the ports argument.

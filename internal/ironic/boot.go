@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
@@ -72,22 +71,14 @@ func bootPatch(h *lifecycle.Host, node *nodes.Node, defaults lifecycle.DefaultDe
 	// it the node keeps whatever deploy image the BMC details or an
 	// operator gave it.
 	if b.DeployImage != nil {
-		info := b.DeployImage.DriverInfo()
-		keys := make([]string, 0, len(info))
-		for k := range info {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			want := info[k]
-			cur, has := node.DriverInfo[k]
-			switch {
-			case want == "" && has:
-				patch = append(patch, nodes.UpdateOperation{Op: nodes.RemoveOp, Path: "/driver_info/" + k})
-			case want != "" && cur != want:
-				patch = append(patch, nodes.UpdateOperation{Op: nodes.AddOp, Path: "/driver_info/" + k, Value: want})
+		want := map[string]any{}
+		for k, v := range b.DeployImage.DriverInfo() {
+			want[k] = nil // an argument left out: its key goes
+			if v != "" {
+				want[k] = v
 			}
 		}
+		patch = append(patch, mapPatch("/driver_info/", node.DriverInfo, want)...)
 	}
 	return patch, nil
 }

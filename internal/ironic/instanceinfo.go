@@ -3,8 +3,9 @@ package ironic
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
@@ -70,29 +71,23 @@ func RootDeviceHintMap(h *lifecycle.RootDeviceHints) map[string]any {
 			m["name"] = "s== " + h.DeviceName
 		}
 	}
-	if h.HCTL != "" {
-		m["hctl"] = "s== " + h.HCTL
-	}
-	if h.Model != "" {
-		m["model"] = "<in> " + h.Model
-	}
-	if h.Vendor != "" {
-		m["vendor"] = "<in> " + h.Vendor
-	}
-	if h.SerialNumber != "" {
-		m["serial"] = "s== " + h.SerialNumber
+	// Each string hint with its operator: exact, or contained for the
+	// names a disk reports in several spellings.
+	for _, hint := range []struct{ key, op, value string }{
+		{"hctl", "s== ", h.HCTL},
+		{"model", "<in> ", h.Model},
+		{"vendor", "<in> ", h.Vendor},
+		{"serial", "s== ", h.SerialNumber},
+		{"wwn", "s== ", h.WWN},
+		{"wwn_with_extension", "s== ", h.WWNWithExtension},
+		{"wwn_vendor_extension", "s== ", h.WWNVendorExtension},
+	} {
+		if hint.value != "" {
+			m[hint.key] = hint.op + hint.value
+		}
 	}
 	if h.MinSizeGigabytes != 0 {
 		m["size"] = fmt.Sprintf(">= %d", h.MinSizeGigabytes)
-	}
-	if h.WWN != "" {
-		m["wwn"] = "s== " + h.WWN
-	}
-	if h.WWNWithExtension != "" {
-		m["wwn_with_extension"] = "s== " + h.WWNWithExtension
-	}
-	if h.WWNVendorExtension != "" {
-		m["wwn_vendor_extension"] = "s== " + h.WWNVendorExtension
 	}
 	if h.Rotational != nil {
 		if *h.Rotational {
@@ -231,25 +226,7 @@ func deployedImage(ii map[string]any) *lifecycle.Image {
 // instance_info, instance_uuid and deploy_interface match the spec.
 func instanceInfoPatch(node *nodes.Node, spec *lifecycle.HostSpec) nodes.UpdateOpts {
 	want, deployIface := DesiredInstanceInfo(spec)
-	var patch nodes.UpdateOpts
-	keys := make([]string, 0, len(want))
-	for k := range want {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := want[k]
-		cur, has := node.InstanceInfo[k]
-		if v == nil {
-			if has {
-				patch = append(patch, nodes.UpdateOperation{Op: nodes.RemoveOp, Path: "/instance_info/" + k})
-			}
-			continue
-		}
-		if !has || !jsonEqual(cur, v) {
-			patch = append(patch, nodes.UpdateOperation{Op: nodes.AddOp, Path: "/instance_info/" + k, Value: v})
-		}
-	}
+	patch := mapPatch("/instance_info/", node.InstanceInfo, want)
 	if spec.InstanceUUID != "" && node.InstanceUUID != spec.InstanceUUID {
 		patch = append(patch, nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/instance_uuid", Value: spec.InstanceUUID})
 	}
@@ -302,6 +279,24 @@ func customDeploySteps(spec *lifecycle.HostSpec) []nodes.DeployStep {
 		Args:      map[string]any{},
 		Priority:  customDeployPriority,
 	}}
+}
+
+// mapPatch is the JSON patch, in key order, that makes the node's map at
+// path (e.g. "/instance_info/") hold want: a key wanted nil is removed
+// when the node has it, any other is added when it differs.
+func mapPatch(path string, cur, want map[string]any) nodes.UpdateOpts {
+	var patch nodes.UpdateOpts
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		v := want[k]
+		c, has := cur[k]
+		switch {
+		case v == nil && has:
+			patch = append(patch, nodes.UpdateOperation{Op: nodes.RemoveOp, Path: path + k})
+		case v != nil && (!has || !jsonEqual(c, v)):
+			patch = append(patch, nodes.UpdateOperation{Op: nodes.AddOp, Path: path + k, Value: v})
+		}
+	}
+	return patch
 }
 
 // jsonEqual compares two JSON-ish values after a round trip, so that

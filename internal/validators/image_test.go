@@ -53,22 +53,29 @@ func TestCheckImage(t *testing.T) {
 		{"unknown URL still checks the digest", ImageSpec{Checksum: md5Sum, ChecksumType: "sha256", Unknown: map[string]bool{"url": true}}, "checksum", "64"},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			ps := CheckImage(c.img)
-			if c.attr == "" {
-				if len(ps) != 0 {
-					t.Fatalf("unexpected problems %+v", ps)
-				}
-				return
-			}
-			if len(ps) == 0 {
-				t.Fatalf("no problem, want %q at %s", c.wantErr, c.attr)
-			}
-			if ps[0].Attribute != c.attr || !strings.Contains(ps[0].Detail, c.wantErr) {
-				t.Fatalf("got %+v, want %q at %s", ps[0], c.wantErr, c.attr)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { checkImageProblem(t, c.img, c.attr, c.wantErr) })
 	}
+}
+
+// checkImageProblem runs CheckImage on img: with attr "" it must find no
+// problem, else its first problem must be at attr with a detail holding
+// want. It returns the problems.
+func checkImageProblem(t *testing.T, img ImageSpec, attr, want string) []ImageProblem {
+	t.Helper()
+	ps := CheckImage(img)
+	if attr == "" {
+		if len(ps) != 0 {
+			t.Fatalf("unexpected problems %+v", ps)
+		}
+		return ps
+	}
+	if len(ps) == 0 {
+		t.Fatalf("no problem, want %q at %s", want, attr)
+	}
+	if ps[0].Attribute != attr || !strings.Contains(ps[0].Detail, want) {
+		t.Fatalf("got %+v, want %q at %s", ps[0], want, attr)
+	}
+	return ps
 }
 
 func TestImageWarnings(t *testing.T) {

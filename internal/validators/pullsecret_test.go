@@ -71,18 +71,14 @@ func TestCheckImagePullSecret(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ps := CheckImage(c.img)
-			if c.attr == "" {
-				if len(ps) != 0 {
-					t.Fatalf("unexpected problems %+v", ps)
+			ps := checkImageProblem(t, c.img, c.attr, c.wantErr)
+			if c.attr != "" && len(ps) != 1 {
+				t.Fatalf("got %+v, want only %q at %s", ps, c.wantErr, c.attr)
+			}
+			for _, p := range ps {
+				if strings.Contains(p.Detail, secretPassword) {
+					t.Fatalf("the problem quotes the secret: %s", p.Detail)
 				}
-				return
-			}
-			if len(ps) != 1 || ps[0].Attribute != c.attr || !strings.Contains(ps[0].Detail, c.wantErr) {
-				t.Fatalf("got %+v, want %q at %s", ps, c.wantErr, c.attr)
-			}
-			if strings.Contains(ps[0].Detail, secretPassword) {
-				t.Fatalf("the problem quotes the secret: %s", ps[0].Detail)
 			}
 		})
 	}

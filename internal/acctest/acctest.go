@@ -10,6 +10,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,6 +129,20 @@ func DeleteNodeNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) {
 		if err := nodes.Delete(ctx, sc, n.UUID).ExtractErr(); err != nil {
 			t.Fatalf("delete node %s: %v", name, err)
 		}
+	}
+}
+
+// LocalIronic skips the test unless the rig's Ironic runs on this machine,
+// on loopback: what needs its database (need says what, e.g. "seeding an
+// inventory") cannot run against a remote one.
+func LocalIronic(t *testing.T, need string) {
+	t.Helper()
+	u, err := url.Parse(Endpoint())
+	if err != nil {
+		t.Skipf("BAREMETAL_ENDPOINT %q: %v", Endpoint(), err)
+	}
+	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		t.Skipf("%s needs the test rig's Ironic on loopback, not %s", need, u.Host)
 	}
 }
 

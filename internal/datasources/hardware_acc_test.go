@@ -2,7 +2,6 @@ package datasources_test
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -46,13 +45,7 @@ func seedInventory(t *testing.T, node string) {
 // database is needed to seed an inventory).
 func localIronic(t *testing.T) {
 	t.Helper()
-	u, err := url.Parse(acctest.Endpoint())
-	if err != nil {
-		t.Skipf("BAREMETAL_ENDPOINT %q: %v", acctest.Endpoint(), err)
-	}
-	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		t.Skipf("seeding an inventory needs the test rig's Ironic on loopback, not %s", u.Host)
-	}
+	acctest.LocalIronic(t, "seeding an inventory")
 }
 
 // TestAccHardware_inventory: a host whose inspection inventory Ironic holds

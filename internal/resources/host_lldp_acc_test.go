@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/url"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -39,7 +37,7 @@ import (
 // re-inspection (keepNewestInventory), so it needs the rig's database.
 func TestAccHostPorts_lldp(t *testing.T) {
 	acctest.PreCheckInspector(t)
-	localIronic(t)
+	acctest.LocalIronic(t, "dropping a stale inventory (keepNewestInventory)")
 	srv, profiles := acctest.StartAgentSim(t, 1, bmcUser, "lldp-pass")
 	prof := profiles[0]
 	eno1, eno2 := prof.NICs[0], prof.NICs[1]
@@ -220,19 +218,6 @@ func reinspect(t *testing.T, name string) {
 			}
 			time.Sleep(time.Second) // polling Ironic, an external process
 		}
-	}
-}
-
-// localIronic skips the test unless the rig's Ironic runs on this machine
-// (keepNewestInventory needs its database).
-func localIronic(t *testing.T) {
-	t.Helper()
-	u, err := url.Parse(acctest.Endpoint())
-	if err != nil {
-		t.Skipf("BAREMETAL_ENDPOINT %q: %v", acctest.Endpoint(), err)
-	}
-	if ip := net.ParseIP(u.Hostname()); u.Hostname() != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		t.Skipf("dropping a stale inventory needs the test rig's Ironic on loopback, not %s", u.Host)
 	}
 }
 

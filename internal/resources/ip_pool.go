@@ -321,28 +321,36 @@ func sameSpec(a, b lifecycle.IPPoolSpec) bool {
 	return reflect.DeepEqual(norm(a), norm(b))
 }
 
-// planned reads the plan into m and returns the store and the pool's
-// spec; false after an error.
-func (r *ipPoolResource) planned(ctx context.Context, p tfsdk.Plan, m *ipPoolModel, diags *diag.Diagnostics) (lifecycle.IPPoolStore, lifecycle.IPPoolSpec, bool) {
-	store, ok := readWith(ctx, p.Get, m, r.poolStore, diags)
+// write reads the plan, runs do (create or update the pool it defines)
+// and saves the plan as the state.
+func (r *ipPoolResource) write(ctx context.Context, p tfsdk.Plan, st *tfsdk.State, diags *diag.Diagnostics,
+	do func(ctx context.Context, store lifecycle.IPPoolStore, spec lifecycle.IPPoolSpec, diags *diag.Diagnostics)) {
+	var plan ipPoolModel
+	store, ok := readWith(ctx, p.Get, &plan, r.poolStore, diags)
 	if !ok {
-		return nil, lifecycle.IPPoolSpec{}, false
+		return
 	}
-	spec := m.spec(ctx, diags)
-	return store, spec, !diags.HasError()
+	spec := plan.spec(ctx, diags)
+	if diags.HasError() {
+		return
+	}
+	if do(ctx, store, spec, diags); diags.HasError() {
+		return
+	}
+	plan.set(spec)
+	diags.Append(st.Set(ctx, &plan)...)
 }
 
 func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
-	var plan ipPoolModel
-	store, spec, ok := r.planned(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, createPool)
+}
+
+// createPool creates the pool; an interrupted create of this very pool is
+// adopted, any other pool of the name is not.
+func createPool(ctx context.Context, store lifecycle.IPPoolStore, spec lifecycle.IPPoolSpec, diags *diag.Diagnostics) {
 	err := store.CreatePool(ctx, spec)
 	if errors.Is(err, lifecycle.ErrIPRecordExists) {
-		// An interrupted create of this very pool is adopted; any other
-		// pool of the name is not.
 		existing, found, rerr := store.Pool(ctx, spec.Name)
 		switch {
 		case rerr != nil:
@@ -351,17 +359,14 @@ func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest,
 			tflog.Info(ctx, "IP pool exists with this definition already; adopting it", map[string]any{"pool": spec.Name})
 			err = nil
 		default:
-			resp.Diagnostics.AddAttributeError(path.Root("name"), "IP pool "+spec.Name+" exists already",
+			diags.AddAttributeError(path.Root("name"), "IP pool "+spec.Name+" exists already",
 				fmt.Sprintf("Ironic holds an IP pool named %q with another definition; import it or choose another name.", spec.Name))
 			return
 		}
 	}
 	if err != nil {
-		resp.Diagnostics.AddError("Creating IP pool "+spec.Name, err.Error())
-		return
+		diags.AddError("Creating IP pool "+spec.Name, err.Error())
 	}
-	plan.set(spec)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -391,22 +396,19 @@ func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, res
 
 func (r *ipPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
-	var plan ipPoolModel
-	store, spec, ok := r.planned(ctx, req.Plan, &plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	// Again at apply: a claim may have taken an address since the plan.
-	strandDiags(ctx, store, spec, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, updatePool)
+}
+
+// updatePool updates the pool, checking again at apply that no allocated
+// address would be left outside it (a claim may have taken one since the
+// plan).
+func updatePool(ctx context.Context, store lifecycle.IPPoolStore, spec lifecycle.IPPoolSpec, diags *diag.Diagnostics) {
+	if strandDiags(ctx, store, spec, diags); diags.HasError() {
 		return
 	}
 	if err := store.UpdatePool(ctx, spec); err != nil {
-		resp.Diagnostics.AddError("Updating IP pool "+spec.Name, err.Error())
-		return
+		diags.AddError("Updating IP pool "+spec.Name, err.Error())
 	}
-	plan.set(spec)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 func (r *ipPoolResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -13,21 +13,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/resources"
 )
-
-// deployImageModel is one architecture's deploy image.
-type deployImageModel struct {
-	Kernel       types.String `tfsdk:"kernel"`
-	Ramdisk      types.String `tfsdk:"ramdisk"`
-	ISO          types.String `tfsdk:"iso"`
-	Bootloader   types.String `tfsdk:"bootloader"`
-	KernelParams types.String `tfsdk:"kernel_params"`
-}
 
 // deployImagesAttribute is the schema: a map from architecture to a deploy
 // image with the host's deploy_image arguments and checks.
@@ -59,12 +49,11 @@ func deployImages(ctx context.Context, v basetypes.MapValue) (lifecycle.DefaultD
 	if v.IsNull() || v.IsUnknown() {
 		return nil, nil
 	}
-	var m map[string]deployImageModel
+	var m map[string]resources.DeployImageModel
 	diags := v.ElementsAs(ctx, &m, false)
 	out := lifecycle.DefaultDeployImages{}
 	for arch, d := range m {
-		out[arch] = lifecycle.DeployImage{Kernel: d.Kernel.ValueString(), Ramdisk: d.Ramdisk.ValueString(), ISO: d.ISO.ValueString(),
-			Bootloader: d.Bootloader.ValueString(), KernelParams: d.KernelParams.ValueString()}
+		out[arch] = d.Spec()
 	}
 	return out, diags
 }

@@ -21,10 +21,12 @@ import (
 type hostBootModel struct {
 	PreprovisioningNetworkData types.String      `tfsdk:"preprovisioning_network_data"`
 	Architecture               types.String      `tfsdk:"architecture"`
-	DeployImage                *deployImageModel `tfsdk:"deploy_image"`
+	DeployImage                *DeployImageModel `tfsdk:"deploy_image"`
 }
 
-type deployImageModel struct {
+// DeployImageModel is a deploy image's arguments: the host's deploy_image
+// and each of the provider's deploy_images.
+type DeployImageModel struct {
 	Kernel       types.String `tfsdk:"kernel"`
 	Ramdisk      types.String `tfsdk:"ramdisk"`
 	ISO          types.String `tfsdk:"iso"`
@@ -139,12 +141,18 @@ func (m *hostBootModel) bootSpec() lifecycle.BootSpec {
 		Architecture: m.Architecture.ValueString(),
 	}
 	if d := m.DeployImage; d != nil {
-		b.DeployImage = &lifecycle.DeployImage{
-			Kernel: d.Kernel.ValueString(), Ramdisk: d.Ramdisk.ValueString(), ISO: d.ISO.ValueString(),
-			Bootloader: d.Bootloader.ValueString(), KernelParams: d.KernelParams.ValueString(),
-		}
+		spec := d.Spec()
+		b.DeployImage = &spec
 	}
 	return b
+}
+
+// Spec is the lifecycle form.
+func (d DeployImageModel) Spec() lifecycle.DeployImage {
+	return lifecycle.DeployImage{
+		Kernel: d.Kernel.ValueString(), Ramdisk: d.Ramdisk.ValueString(), ISO: d.ISO.ValueString(),
+		Bootloader: d.Bootloader.ValueString(), KernelParams: d.KernelParams.ValueString(),
+	}
 }
 
 // readBoot reads the node's boot settings back into the arguments the
@@ -170,7 +178,7 @@ func (m *hostBootModel) readBoot(b lifecycle.BootObservation, imported bool) {
 	if m.DeployImage != nil || (imported && b.DeployImage != nil) {
 		m.DeployImage = nil
 		if d := b.DeployImage; d != nil {
-			m.DeployImage = &deployImageModel{Kernel: optionalString(d.Kernel), Ramdisk: optionalString(d.Ramdisk),
+			m.DeployImage = &DeployImageModel{Kernel: optionalString(d.Kernel), Ramdisk: optionalString(d.Ramdisk),
 				ISO: optionalString(d.ISO), Bootloader: optionalString(d.Bootloader), KernelParams: optionalString(d.KernelParams)}
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"syscall"
@@ -84,14 +83,5 @@ func diskImage(path string) ([]byte, error) {
 	if path != "" {
 		return os.ReadFile(path)
 	}
-	dir, err := os.MkdirTemp("", "ociregistry")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	p := filepath.Join(dir, "demo.qcow2")
-	if out, err := exec.Command("qemu-img", "create", "-q", "-f", "qcow2", p, "64M").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("qemu-img create: %v: %s", err, out)
-	}
-	return os.ReadFile(p)
+	return ociregistry.DemoQcow2()
 }

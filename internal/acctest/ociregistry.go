@@ -10,8 +10,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,15 +30,7 @@ type OCIImage struct {
 // stops when the test ends.
 func OCIRegistry(t *testing.T) OCIImage {
 	t.Helper()
-	qemu, err := exec.LookPath("qemu-img")
-	if err != nil {
-		t.Fatalf("qemu-img is not installed (scripts/ironic.sh install adds qemu-utils): %v", err)
-	}
-	p := filepath.Join(t.TempDir(), "demo.qcow2")
-	if out, err := exec.Command(qemu, "create", "-q", "-f", "qcow2", p, "64M").CombinedOutput(); err != nil {
-		t.Fatalf("qemu-img create: %v: %s", err, out)
-	}
-	data, err := os.ReadFile(p)
+	data, err := ociregistry.DemoQcow2()
 	if err != nil {
 		t.Fatal(err)
 	}

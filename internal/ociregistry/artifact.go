@@ -5,7 +5,8 @@ package ociregistry
 // `oras push -a disktype=qcow2 --artifact-platform linux/x86_64` example):
 // a tag on an image index whose manifest entry carries the `disktype`
 // annotation and the platform, a single-layer manifest with an empty
-// config, the layer being the disk image itself.
+// config, the layer being the disk image itself. It also makes the demo's
+// disk image that the rig and the tests push.
 
 import (
 	"context"
@@ -13,6 +14,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -29,6 +33,25 @@ const (
 	MediaDisk     = "application/octet-stream"
 	ArtifactType  = "application/vnd.unknown.artifact.v1"
 )
+
+// DemoQcow2 is the demo's disk image, as the rig, the demo and the tests
+// push it: a new, empty 64 MiB qcow2 made with qemu-img.
+func DemoQcow2() ([]byte, error) {
+	qemu, err := exec.LookPath("qemu-img")
+	if err != nil {
+		return nil, fmt.Errorf("qemu-img is not installed (scripts/ironic.sh install adds qemu-utils): %w", err)
+	}
+	dir, err := os.MkdirTemp("", "ociregistry")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	p := filepath.Join(dir, "demo.qcow2")
+	if out, err := exec.Command(qemu, "create", "-q", "-f", "qcow2", p, "64M").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("qemu-img create: %v: %s", err, out)
+	}
+	return os.ReadFile(p)
+}
 
 // DiskImage is a disk image to push.
 type DiskImage struct {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -93,5 +95,19 @@ func TestPushAndResolve(t *testing.T) {
 	}
 	if _, err := Resolve(ctx, http.DefaultClient, "http", p.URL, r.Auth(), "aarch64"); err == nil {
 		t.Fatal("an aarch64 node found the amd64 image")
+	}
+}
+
+// DemoQcow2 is a qcow2 (its magic, version 3 or 2) of 64 MiB virtual size.
+func TestDemoQcow2(t *testing.T) {
+	if _, err := exec.LookPath("qemu-img"); err != nil {
+		t.Skip("qemu-img is not installed (scripts/ironic.sh install adds qemu-utils)")
+	}
+	data, err := DemoQcow2()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 32 || string(data[:4]) != "QFI\xfb" || binary.BigEndian.Uint64(data[24:32]) != 64<<20 {
+		t.Fatalf("not a 64 MiB qcow2: % x", data[:min(len(data), 32)])
 	}
 }

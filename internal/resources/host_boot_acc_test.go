@@ -23,18 +23,8 @@ import (
 // bootHost is a baremetal_host on simulator system sys-0 with the agent
 // driver and extra arguments.
 func bootHost(name, address, extra string) string {
-	return fmt.Sprintf(`
-resource "baremetal_host" "test" {
-  name = %[1]q
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-`+acctest.SimAgentHostDriver+`
-%[3]s
-}
-`, name, address, extra)
+	return acctest.SimHost{Name: name, Address: address, Username: "admin", Password: "password",
+		Driver: acctest.SimAgentHostDriver, Extra: extra}.HCL()
 }
 
 // staticNetworkData is network_data.json giving the first NIC of the

@@ -48,7 +48,7 @@ func TestAccHostBoot_dhcpLessWithNetworkData(t *testing.T) {
 	srv, profile := acctest.StartBootAgentSim(t, "x86_64", true)
 	states := recordStates(t, sc, name)
 	recordedTest(t, name, states, []resource.TestStep{{
-		Config: bootHost(name, "redfish+"+srv.SystemURL("sys-0"), staticNetworkData(profile.NICs[0].MAC)),
+		Config: bootHost(name, acctest.SimAddress(srv, "sys-0"), staticNetworkData(profile.NICs[0].MAC)),
 		Check: resource.ComposeAggregateTestCheckFunc(
 			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 			states.passedThrough("clean wait", "available"),
@@ -81,7 +81,7 @@ func TestAccHostBoot_dhcpLessWithoutNetworkData(t *testing.T) {
 	name := acctest.Name("acc-boot-nond")
 	srv, _ := acctest.StartBootAgentSim(t, "x86_64", true)
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
-		Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), ""),
+		Config:      bootHost(name, acctest.SimAddress(srv, "sys-0"), ""),
 		ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
 	}})
 	r, err := srv.AgentRecord("sys-0")
@@ -95,33 +95,22 @@ func TestAccHostBoot_dhcpLessWithoutNetworkData(t *testing.T) {
 // before inspection, the node's driver_info carries the aarch64 kernel and
 // ramdisk, and the agent booted from them deploys the host.
 func TestAccHostBoot_aarch64(t *testing.T) {
-	name := acctest.Name("acc-boot-arm")
-	sc := acctest.Ironic(t)
-	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
-	imgs := acctest.DeployImages(t)
-	img := acctest.ImageServer(t)
-	host := bootHost(name, "redfish+"+srv.SystemURL("sys-0"), fmt.Sprintf(`
+	testArmDeploy(t, "acc-boot-arm", "its own", func(name, address, imgs string) string {
+		return bootHost(name, address, `
   architecture = "aarch64"
-  deploy_image = %s`, armDeployImageHCL(imgs)))
-	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
-		Config: host + bootDeployment(img, ""),
-		Check: resource.ComposeAggregateTestCheckFunc(
-			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-				// (Ironic 21.4's redfish inspection writes "arm" for ARM-A64.)
-				if arch := n.Properties["cpu_arch"]; arch != "aarch64" && arch != "arm" {
-					return fmt.Errorf("cpu_arch %v", arch)
-				}
-				return armDeployImage(n, imgs)
-			}),
-			armAgentDeployed(t, srv, name, "its own"),
-		),
-	}})
+  deploy_image = `+armDeployImageHCL(imgs))
+	}, func(n *nodes.Node) error {
+		// (Ironic 21.4's redfish inspection writes "arm" for ARM-A64.)
+		if arch := n.Properties["cpu_arch"]; arch != "aarch64" && arch != "arm" {
+			return fmt.Errorf("cpu_arch %v", arch)
+		}
+		return nil
+	})
 }
 
 // armDeployImageHCL is the deploy image of an aarch64 host as an HCL
 // object: the aarch64 kernel and ramdisk under imgs with a serial console
-// (armDeployImage checks it on the node).
+// (testArmDeploy checks it on the node).
 func armDeployImageHCL(imgs string) string {
 	return fmt.Sprintf(`{
     kernel        = "%[1]s/aarch64/vmlinuz"
@@ -130,27 +119,40 @@ func armDeployImageHCL(imgs string) string {
   }`, imgs)
 }
 
-// armDeployImage checks that the node's driver_info carries the aarch64
-// deploy kernel and ramdisk under imgs, with the console of their
-// kernel_params.
-func armDeployImage(n *nodes.Node, imgs string) error {
-	if n.DriverInfo["deploy_kernel"] != imgs+"/aarch64/vmlinuz" || n.DriverInfo["deploy_ramdisk"] != imgs+"/aarch64/initramfs" ||
-		n.DriverInfo["kernel_append_params"] != "%default% console=ttyAMA0" {
-		return fmt.Errorf("driver_info %v", n.DriverInfo)
-	}
-	return nil
-}
-
-// armAgentDeployed checks that sys-0's agent booted an aarch64 deploy
-// kernel (whose, for the log) and wrote the image, its checksum matching.
-func armAgentDeployed(t *testing.T, srv *sim.Server, name, whose string) resource.TestCheckFunc {
-	return agentRecord(srv, "sys-0", func(r agent.Record) error {
-		if r.DeployKernelArch != "aarch64" || r.BootRefused != "" || r.Image == nil || r.Image.Verdict != "match" {
-			return fmt.Errorf("deploy kernel %s (%s), refused %q, image %+v", r.DeployKernel, r.DeployKernelArch, r.BootRefused, r.Image)
-		}
-		t.Logf("aarch64 agent of %s booted %s %s (%s) and wrote %s", name, whose, r.DeployKernel, r.DeployKernelArch, r.Image.URL)
-		return nil
-	})
+// testArmDeploy deploys the test image on an aarch64 simulator host, the
+// HCL of host (given the host's name, BMC address and the deploy images'
+// location), and checks that it is provisioned, that the node's
+// driver_info carries armDeployImageHCL's image and passes node, that
+// sys-0's agent booted an aarch64 deploy kernel (whose, for the log) and
+// wrote the image with a matching checksum, and more.
+func testArmDeploy(t *testing.T, prefix, whose string, host func(name, address, imgs string) string,
+	node func(*nodes.Node) error, more ...resource.TestCheckFunc) {
+	name := acctest.Name(prefix)
+	sc := acctest.Ironic(t)
+	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
+	imgs := acctest.DeployImages(t)
+	img := acctest.ImageServer(t)
+	checks := append([]resource.TestCheckFunc{
+		resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+		depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+			if n.DriverInfo["deploy_kernel"] != imgs+"/aarch64/vmlinuz" || n.DriverInfo["deploy_ramdisk"] != imgs+"/aarch64/initramfs" ||
+				n.DriverInfo["kernel_append_params"] != "%default% console=ttyAMA0" {
+				return fmt.Errorf("driver_info %v", n.DriverInfo)
+			}
+			return node(n)
+		}),
+		agentRecord(srv, "sys-0", func(r agent.Record) error {
+			if r.DeployKernelArch != "aarch64" || r.BootRefused != "" || r.Image == nil || r.Image.Verdict != "match" {
+				return fmt.Errorf("deploy kernel %s (%s), refused %q, image %+v", r.DeployKernel, r.DeployKernelArch, r.BootRefused, r.Image)
+			}
+			t.Logf("aarch64 agent of %s booted %s %s (%s) and wrote %s", name, whose, r.DeployKernel, r.DeployKernelArch, r.Image.URL)
+			return nil
+		}),
+	}, more...)
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: host(name, acctest.SimAddress(srv, "sys-0"), imgs) + bootDeployment(img, ""),
+		Check:  resource.ComposeAggregateTestCheckFunc(checks...),
+	}})
 }
 
 // A host configured as x86_64 that inspection finds to be aarch64 fails
@@ -159,7 +161,7 @@ func TestAccHostBoot_archMismatch(t *testing.T) {
 	name := acctest.Name("acc-boot-mis")
 	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
-		Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "x86_64"`),
+		Config:      bootHost(name, acctest.SimAddress(srv, "sys-0"), `  architecture = "x86_64"`),
 		ExpectError: regexp.MustCompile(`(?s)architecture\s+mismatch:.*configured\s+as\s+x86_64.*inspection\s+found\s+aarch64`),
 	}})
 }
@@ -170,7 +172,7 @@ func TestAccHostBoot_aarch64WithoutDeployImage(t *testing.T) {
 	name := acctest.Name("acc-boot-armx")
 	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
-		Config:      bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`),
+		Config:      bootHost(name, acctest.SimAddress(srv, "sys-0"), `  architecture = "aarch64"`),
 		ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
 	}})
 	r, err := srv.AgentRecord("sys-0")
@@ -218,7 +220,7 @@ func TestAccHostBoot_deploymentDefaultsToPreprovisioningNetworkData(t *testing.T
 	srv, profile := acctest.StartBootAgentSim(t, "x86_64", true)
 	img := acctest.ImageServer(t)
 	mac := profile.NICs[0].MAC
-	host := bootHost(name, "redfish+"+srv.SystemURL("sys-0"), staticNetworkData(mac))
+	host := bootHost(name, acctest.SimAddress(srv, "sys-0"), staticNetworkData(mac))
 	own := fmt.Sprintf(`  network_data = jsonencode({
     links    = [{ id = "enp1s0", type = "phy", ethernet_mac_address = %q }]
     networks = [{ id = "tenant", type = "ipv4", link = "enp1s0", ip_address = "198.51.100.20", netmask = "255.255.255.0" }]
@@ -253,12 +255,8 @@ func TestAccHostBoot_deploymentDefaultsToPreprovisioningNetworkData(t *testing.T
 // carries the default, the agent boots it and deploys the host, and the
 // host's own deploy_image stays unset in state (no diff).
 func TestAccHostBoot_aarch64ProviderDeployImages(t *testing.T) {
-	name := acctest.Name("acc-boot-armd")
-	sc := acctest.Ironic(t)
-	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
-	imgs := acctest.DeployImages(t)
-	img := acctest.ImageServer(t)
-	providerBlock := fmt.Sprintf(`
+	testArmDeploy(t, "acc-boot-armd", "the provider's default", func(name, address, imgs string) string {
+		return fmt.Sprintf(`
 provider "baremetal" {
   deploy_images = {
     aarch64 = %s
@@ -267,21 +265,13 @@ provider "baremetal" {
     }
   }
 }
-`, armDeployImageHCL(imgs), imgs)
-	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
-		Config: providerBlock + bootHost(name, "redfish+"+srv.SystemURL("sys-0"), `  architecture = "aarch64"`) + bootDeployment(img, ""),
-		Check: resource.ComposeAggregateTestCheckFunc(
-			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-			resource.TestCheckNoResourceAttr("baremetal_host.test", "deploy_image"),
-			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
-				if n.DriverInfo["deploy_iso"] != nil {
-					return fmt.Errorf("driver_info %v", n.DriverInfo)
-				}
-				return armDeployImage(n, imgs)
-			}),
-			armAgentDeployed(t, srv, name, "the provider's default"),
-		),
-	}})
+`, armDeployImageHCL(imgs), imgs) + bootHost(name, address, `  architecture = "aarch64"`)
+	}, func(n *nodes.Node) error {
+		if n.DriverInfo["deploy_iso"] != nil {
+			return fmt.Errorf("driver_info %v", n.DriverInfo)
+		}
+		return nil
+	}, resource.TestCheckNoResourceAttr("baremetal_host.test", "deploy_image"))
 }
 
 // architecture, deploy_image and preprovisioning_network_data are read
@@ -293,7 +283,7 @@ func TestAccHostBoot_drift(t *testing.T) {
 	srv, profile := acctest.StartBootAgentSim(t, "x86_64", false)
 	imgs := acctest.DeployImages(t)
 	kernel := imgs + "/x86_64/vmlinuz"
-	config := bootHost(name, "redfish+"+srv.SystemURL("sys-0"), fmt.Sprintf(`
+	config := bootHost(name, acctest.SimAddress(srv, "sys-0"), fmt.Sprintf(`
   architecture            = "x86_64"
   automated_cleaning_mode = "disabled"
   deploy_image = {

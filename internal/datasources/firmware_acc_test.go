@@ -9,7 +9,8 @@ import (
 )
 
 // TestAccFirmware_redfish: Ironic 21.4 (API 1.82) has no firmware API, so
-// with bmc credentials the components come from the simulator's Redfish
+// with bmc credentials (the host's own bmc block, as the example gives
+// them) the components come from the simulator's Redfish
 // FirmwareInventory (its BIOS and BMC with the profile's versions), and
 // without them there are none.
 func TestAccFirmware_redfish(t *testing.T) {
@@ -18,7 +19,8 @@ func TestAccFirmware_redfish(t *testing.T) {
 	config := host.HCL() + `
 data "baremetal_firmware" "rf" {
   host_id = baremetal_host.h.id
-` + host.BMC() + `}
+  bmc     = baremetal_host.h.bmc
+}
 
 data "baremetal_firmware" "ironic" {
   host_id = baremetal_host.h.name

@@ -1,15 +1,10 @@
 # The BIOS settings a host has, with their types and limits: from Ironic's
 # registry (bios interface "redfish", API 1.74+) when it has one, else from
 # the BMC's Redfish AttributeRegistry (the BMC credentials are needed then:
-# Ironic masks them).
+# Ironic masks them; here the host's own bmc block).
 data "baremetal_firmware_schema" "worker" {
   host_id = baremetal_host.worker.id
-
-  bmc = {
-    address  = "redfish://10.0.0.5/redfish/v1/Systems/1"
-    username = "admin"
-    password = var.bmc_password
-  }
+  bmc     = baremetal_host.worker.bmc
 }
 
 # The settings that can be changed, with the values each one accepts.

@@ -83,15 +83,7 @@ func (s *Server) settleAllocation(a *allocations.Allocation) {
 }
 
 func (s *Server) allocationByIdent(ident string) *allocations.Allocation {
-	if a, ok := s.allocations[ident]; ok {
-		return a
-	}
-	for _, a := range s.allocations {
-		if a.Name == ident {
-			return a
-		}
-	}
-	return nil
+	return byIdent(s.allocations, ident, func(a *allocations.Allocation) string { return a.Name })
 }
 
 func (s *Server) getAllocation(w http.ResponseWriter, r *http.Request) {

@@ -61,15 +61,7 @@ func (s *Server) sortedTemplates() []DeployTemplate {
 }
 
 func (s *Server) templateByIdent(ident string) *DeployTemplate {
-	if t, ok := s.templates[ident]; ok {
-		return t
-	}
-	for _, t := range s.templates {
-		if t.Name == ident {
-			return t
-		}
-	}
-	return nil
+	return byIdent(s.templates, ident, func(t *DeployTemplate) string { return t.Name })
 }
 
 func (s *Server) withTemplate(h func(http.ResponseWriter, *http.Request, *DeployTemplate)) http.HandlerFunc {

@@ -276,12 +276,19 @@ func (s *Server) UpdateNode(ident string, f func(n *nodes.Node)) {
 
 // NodeByIdent finds a node by UUID or name; call with s.Lock held.
 func (s *Server) NodeByIdent(ident string) *nodes.Node {
-	if n, ok := s.nodes[ident]; ok {
-		return n
+	return byIdent(s.nodes, ident, func(n *nodes.Node) string { return n.Name })
+}
+
+// byIdent is the object of byUUID whose UUID, or else whose name, is
+// ident (nil for none), as Ironic looks up a node, an allocation or a
+// deploy template by either.
+func byIdent[T any](byUUID map[string]*T, ident string, name func(*T) string) *T {
+	if o, ok := byUUID[ident]; ok {
+		return o
 	}
-	for _, n := range s.nodes {
-		if n.Name != "" && n.Name == ident {
-			return n
+	for _, o := range byUUID {
+		if n := name(o); n != "" && n == ident {
+			return o
 		}
 	}
 	return nil

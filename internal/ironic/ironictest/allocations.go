@@ -20,11 +20,7 @@ func (s *Server) createAllocation(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var a allocations.Allocation
-	if !decode(w, r, &a) {
-		return
-	}
-	if a.ResourceClass == "" {
-		WriteError(w, http.StatusBadRequest, "Invalid input for field/attribute resource_class. Mandatory field missing.")
+	if !decode(w, r, &a) || !mandatory(w, "resource_class", a.ResourceClass) {
 		return
 	}
 	for _, o := range s.allocations {

@@ -129,11 +129,7 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) createNode(w http.ResponseWriter, r *http.Request) {
 	var n nodes.Node
-	if !decode(w, r, &n) {
-		return
-	}
-	if n.Driver == "" {
-		WriteError(w, http.StatusBadRequest, "Invalid input for field/attribute driver. Mandatory field missing.")
+	if !decode(w, r, &n) || !mandatory(w, "driver", n.Driver) {
 		return
 	}
 	if n.Name != "" && s.NodeByIdent(n.Name) != nil {

@@ -475,3 +475,13 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	}
 	return true
 }
+
+// mandatory answers 400 with Ironic's words when the required field is
+// empty (false then).
+func mandatory(w http.ResponseWriter, field, value string) bool {
+	if value == "" {
+		WriteError(w, http.StatusBadRequest, "Invalid input for field/attribute "+field+". Mandatory field missing.")
+		return false
+	}
+	return true
+}

@@ -13,8 +13,9 @@ import (
 // This file reads Ironic's logs to show what a test's Terraform sent
 // Ironic: the rig's (BAREMETAL_TEST_IRONIC_LOG_DIR, which scripts/ironic.sh
 // env sets) or another Ironic's, such as the Keystone rig's. A LogMark is
-// a place in every log, and the request lines written since then can be
-// read back.
+// a place in every log, and the request lines written since then, or
+// everything written since then (to look for secrets in it), can be read
+// back.
 
 // LogMark is the size of each log when it was taken.
 type LogMark struct {
@@ -118,4 +119,18 @@ func linesAfter(file string, offset int64) ([]string, error) {
 		return nil, fmt.Errorf("ironic log %s: %w", file, err)
 	}
 	return strings.Split(string(b), "\n"), nil
+}
+
+// Text returns everything the logs got since the mark.
+func (m *LogMark) Text() (string, error) {
+	files, _ := filepath.Glob(m.glob)
+	var b strings.Builder
+	for _, f := range files {
+		lines, err := linesAfter(f, m.sizes[f])
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(strings.Join(lines, "\n"))
+	}
+	return b.String(), nil
 }

@@ -2,15 +2,13 @@ package acctest
 
 // ociregistry.go starts the private OCI registry of the tests
 // (internal/ociregistry) in-process, with the demo's tiny qcow2 pushed as
-// the OCI artifact Ironic 2025.1 looks for, and reads Ironic's whole log
-// since a mark (to look for secrets in it).
+// the OCI artifact Ironic 2025.1 looks for.
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,18 +45,4 @@ func OCIRegistry(t *testing.T) OCIImage {
 	}
 	img.URL = img.Pushed.URL
 	return img
-}
-
-// Text returns everything the logs got since the mark.
-func (m *LogMark) Text() (string, error) {
-	files, _ := filepath.Glob(m.glob)
-	var b strings.Builder
-	for _, f := range files {
-		lines, err := linesAfter(f, m.sizes[f])
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(strings.Join(lines, "\n"))
-	}
-	return b.String(), nil
 }

@@ -221,7 +221,13 @@ func sameJSON(res, attr string, got func() json.RawMessage) resource.TestCheckFu
 // agentHost is a baremetal_host on simulator system sys-0 with the agent
 // driver, and data sources for its hardware and network data.
 func agentHost(name, address string) string {
-	return agentHostHardware(name, address) + agentNetworkData(`
+	return agentHostHardware(name, address) + provisioningNetworkData("baremetal_host.test.id")
+}
+
+// provisioningNetworkData is networkDataOn with the provisioning network:
+// 192.0.2.10/24 on enp1s0, gateway 192.0.2.1, DNS server 192.0.2.53.
+func provisioningNetworkData(hostID string) string {
+	return networkDataOn(hostID, `
     ipv4 = [{ id = "provisioning", link = "enp1s0", address = "192.0.2.10", prefix = 24, gateway = "192.0.2.1" }]
 `, `  services = { dns = ["192.0.2.53"] }
 `)
@@ -231,9 +237,17 @@ func agentHost(name, address string) string {
 // on its NIC eno1, the networks given (HCL inside networks = { }) and
 // extra attributes.
 func agentNetworkData(networks, extra string) string {
+	return networkDataOn("baremetal_host.test.id", networks, extra)
+}
+
+// networkDataOn is data.baremetal_network_data.test of the host hostID
+// (an HCL expression) with link enp1s0 on the NIC eno1 that
+// data.baremetal_hardware.test found, the networks given and extra
+// attributes.
+func networkDataOn(hostID, networks, extra string) string {
 	return `
 data "baremetal_network_data" "test" {
-  host_id = baremetal_host.test.id
+  host_id = ` + hostID + `
   nics    = { for nic in data.baremetal_hardware.test.nics : nic.name => nic.mac if nic.name != "" }
   links = {
     ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]

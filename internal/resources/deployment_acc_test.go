@@ -417,19 +417,7 @@ resource "baremetal_host_claim" "test" {
 data "baremetal_hardware" "test" {
   host_id = baremetal_host_claim.test.host_id
 %[2]s}
-
-data "baremetal_network_data" "test" {
-  host_id = baremetal_host_claim.test.host_id
-  nics    = { for nic in data.baremetal_hardware.test.nics : nic.name => nic.mac if nic.name != "" }
-  links = {
-    ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]
-  }
-  networks = {
-    ipv4 = [{ id = "provisioning", link = "enp1s0", address = "192.0.2.10", prefix = 24, gateway = "192.0.2.1" }]
-  }
-  services = { dns = ["192.0.2.53"] }
-}
-
+%[5]s
 resource "baremetal_deployment" "test" {
   host_id = baremetal_host_claim.test.host_id
   image = {
@@ -441,7 +429,7 @@ resource "baremetal_deployment" "test" {
   network_data         = data.baremetal_network_data.test.json
   provisioning_retries = 0
 }
-`, name, simHost.BMC(), depImageA, depMD5)
+`, name, simHost.BMC(), depImageA, depMD5, provisioningNetworkData("baremetal_host_claim.test.host_id"))
 	eno1 := prof.NICs[0].MAC
 	acctest.ParallelTest(t, nil, []resource.TestStep{
 		{

@@ -48,50 +48,39 @@ func (s *Server) handleBiosPatch(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Attributes map[string]any
 	}
-	if !readJSON(w, r, &body) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sys := s.lookup(w, r)
-	if sys == nil {
-		return
-	}
-	if len(body.Attributes) == 0 {
-		writeError(w, http.StatusBadRequest, "Base.1.8.PropertyMissing", "Attributes is required")
-		return
-	}
-	for _, name := range sortedKeys(body.Attributes) {
-		attr, ok := sys.attribute(name)
-		if !ok {
-			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyUnknown", "unknown BIOS attribute "+name, name)
+	s.change(w, r, &body, func(sys *system) {
+		if len(body.Attributes) == 0 {
+			writeError(w, http.StatusBadRequest, "Base.1.8.PropertyMissing", "Attributes is required")
 			return
 		}
-		if why := sys.locked(name, body.Attributes); why != "" {
-			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyNotWritable", why, name)
-			return
+		for _, name := range sortedKeys(body.Attributes) {
+			attr, ok := sys.attribute(name)
+			if !ok {
+				writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyUnknown", "unknown BIOS attribute "+name, name)
+				return
+			}
+			if why := sys.locked(name, body.Attributes); why != "" {
+				writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyNotWritable", why, name)
+				return
+			}
+			if err := attr.validate(body.Attributes[name]); err != nil {
+				writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyValueIncorrect", err.Error(), name)
+				return
+			}
 		}
-		if err := attr.validate(body.Attributes[name]); err != nil {
-			writeErrorArgs(w, http.StatusBadRequest, "Base.1.8.PropertyValueIncorrect", err.Error(), name)
-			return
-		}
-	}
-	maps.Copy(sys.biosPending, body.Attributes)
-	w.WriteHeader(http.StatusNoContent)
+		maps.Copy(sys.biosPending, body.Attributes)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // handleBiosReset sets every attribute back to its default on the next boot.
 func (s *Server) handleBiosReset(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sys := s.lookup(w, r)
-	if sys == nil {
-		return
-	}
-	for _, a := range sys.profile.BIOS {
-		if !a.ReadOnly {
-			sys.biosPending[a.Name] = normalizeValue(a.defaultValue())
+	s.change(w, r, nil, func(sys *system) {
+		for _, a := range sys.profile.BIOS {
+			if !a.ReadOnly {
+				sys.biosPending[a.Name] = normalizeValue(a.defaultValue())
+			}
 		}
-	}
-	w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }

@@ -86,54 +86,41 @@ func (s *Server) handleInsertMedia(w http.ResponseWriter, r *http.Request) {
 		Inserted       *bool
 		WriteProtected *bool
 	}
-	if !readJSON(w, r, &body) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sys := s.lookup(w, r)
-	if sys == nil {
-		return
-	}
-	m := sys.media[sys.mediaDev(r.PathValue("dev"))]
-	if m == nil {
-		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such virtual media device")
-		return
-	}
-	if body.Image == nil && r.Method == http.MethodPost {
-		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterMissing", "Image is required")
-		return
-	}
-	if body.Image != nil {
-		m.Image = *body.Image
-		m.Inserted = m.Image != ""
-	}
-	if body.Inserted != nil {
-		m.Inserted = *body.Inserted
-	}
-	if body.WriteProtected != nil {
-		m.WriteProtected = *body.WriteProtected
-	}
-	if !m.Inserted {
-		m.Image = ""
-	}
-	w.WriteHeader(http.StatusNoContent)
+	s.change(w, r, &body, func(sys *system) {
+		m := sys.requestedMedia(w, r)
+		if m == nil {
+			return
+		}
+		if body.Image == nil && r.Method == http.MethodPost {
+			writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterMissing", "Image is required")
+			return
+		}
+		if body.Image != nil {
+			m.Image = *body.Image
+			m.Inserted = m.Image != ""
+		}
+		if body.Inserted != nil {
+			m.Inserted = *body.Inserted
+		}
+		if body.WriteProtected != nil {
+			m.WriteProtected = *body.WriteProtected
+		}
+		if !m.Inserted {
+			m.Image = ""
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 func (s *Server) handleEjectMedia(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sys := s.lookup(w, r)
-	if sys == nil {
-		return
-	}
-	m := sys.media[sys.mediaDev(r.PathValue("dev"))]
-	if m == nil {
-		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such virtual media device")
-		return
-	}
-	m.Image, m.Inserted = "", false
-	w.WriteHeader(http.StatusNoContent)
+	s.change(w, r, nil, func(sys *system) {
+		m := sys.requestedMedia(w, r)
+		if m == nil {
+			return
+		}
+		m.Image, m.Inserted = "", false
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 func (s *Server) handleChassis(w http.ResponseWriter, r *http.Request) {
@@ -169,24 +156,27 @@ func (sys *system) mediaDev(dev string) string {
 	return dev
 }
 
+// requestedMedia is the {dev} virtual media device of a request, nil
+// (answered 404) when the system has none of that name.
+func (sys *system) requestedMedia(w http.ResponseWriter, r *http.Request) *MediaState {
+	m := sys.media[sys.mediaDev(r.PathValue("dev"))]
+	if m == nil {
+		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such virtual media device")
+	}
+	return m
+}
+
 // handleManagerReset records a Manager.Reset (the BMC restarts; the
 // system's power is untouched) of the types the manager lists.
 func (s *Server) handleManagerReset(w http.ResponseWriter, r *http.Request) {
 	var body struct{ ResetType string }
-	if !readJSON(w, r, &body) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sys := s.lookup(w, r)
-	if sys == nil {
-		return
-	}
-	if body.ResetType != "GracefulRestart" && body.ResetType != "ForceRestart" {
-		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterValueNotInList",
-			"The value "+body.ResetType+" for the parameter ResetType is not in the list of acceptable values.")
-		return
-	}
-	sys.managerResets = append(sys.managerResets, body.ResetType)
-	w.WriteHeader(http.StatusNoContent)
+	s.change(w, r, &body, func(sys *system) {
+		if body.ResetType != "GracefulRestart" && body.ResetType != "ForceRestart" {
+			writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterValueNotInList",
+				"The value "+body.ResetType+" for the parameter ResetType is not in the list of acceptable values.")
+			return
+		}
+		sys.managerResets = append(sys.managerResets, body.ResetType)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }

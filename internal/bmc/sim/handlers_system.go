@@ -26,6 +26,20 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, build func(sys *
 	writeJSON(w, r, http.StatusOK, body)
 }
 
+// change runs do under the lock for the {id} system of a request that
+// changes it, after decoding the JSON body into body (none when nil); a
+// malformed body (400) or a missing system (404) is answered here.
+func (s *Server) change(w http.ResponseWriter, r *http.Request, body any, do func(sys *system)) {
+	if body != nil && !readJSON(w, r, body) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sys := s.lookup(w, r); sys != nil {
+		do(sys)
+	}
+}
+
 func sysURI(id string) string { return v1 + "/Systems/" + id }
 
 func (s *Server) handleSystem(w http.ResponseWriter, r *http.Request) {
@@ -91,71 +105,57 @@ func (s *Server) handleSystemPatch(w http.ResponseWriter, r *http.Request) {
 			BootSourceOverrideMode    *string
 		}
 	}
-	if !readJSON(w, r, &body) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sys := s.lookup(w, r)
-	if sys == nil {
-		return
-	}
-	if b := body.Boot; b != nil {
-		next := sys.boot
-		if b.BootSourceOverrideTarget != nil {
-			if !slices.Contains(allowedBootTargets, *b.BootSourceOverrideTarget) {
-				writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
-					fmt.Sprintf("BootSourceOverrideTarget %q is not one of %v", *b.BootSourceOverrideTarget, allowedBootTargets))
-				return
+	s.change(w, r, &body, func(sys *system) {
+		if b := body.Boot; b != nil {
+			next := sys.boot
+			if b.BootSourceOverrideTarget != nil {
+				if !slices.Contains(allowedBootTargets, *b.BootSourceOverrideTarget) {
+					writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
+						fmt.Sprintf("BootSourceOverrideTarget %q is not one of %v", *b.BootSourceOverrideTarget, allowedBootTargets))
+					return
+				}
+				next.Target = *b.BootSourceOverrideTarget
 			}
-			next.Target = *b.BootSourceOverrideTarget
-		}
-		if b.BootSourceOverrideEnabled != nil {
-			if !slices.Contains([]string{"Disabled", "Once", "Continuous"}, *b.BootSourceOverrideEnabled) {
-				writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
-					fmt.Sprintf("BootSourceOverrideEnabled %q is not Disabled, Once or Continuous", *b.BootSourceOverrideEnabled))
-				return
+			if b.BootSourceOverrideEnabled != nil {
+				if !slices.Contains([]string{"Disabled", "Once", "Continuous"}, *b.BootSourceOverrideEnabled) {
+					writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
+						fmt.Sprintf("BootSourceOverrideEnabled %q is not Disabled, Once or Continuous", *b.BootSourceOverrideEnabled))
+					return
+				}
+				next.Enabled = *b.BootSourceOverrideEnabled
 			}
-			next.Enabled = *b.BootSourceOverrideEnabled
-		}
-		if b.BootSourceOverrideMode != nil {
-			if !slices.Contains([]string{"Legacy", "UEFI"}, *b.BootSourceOverrideMode) {
-				writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
-					fmt.Sprintf("BootSourceOverrideMode %q is not Legacy or UEFI", *b.BootSourceOverrideMode))
-				return
+			if b.BootSourceOverrideMode != nil {
+				if !slices.Contains([]string{"Legacy", "UEFI"}, *b.BootSourceOverrideMode) {
+					writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
+						fmt.Sprintf("BootSourceOverrideMode %q is not Legacy or UEFI", *b.BootSourceOverrideMode))
+					return
+				}
+				next.Mode = *b.BootSourceOverrideMode
 			}
-			next.Mode = *b.BootSourceOverrideMode
+			sys.boot = next
+			sys.bootRequests = append(sys.bootRequests, next)
 		}
-		sys.boot = next
-		sys.bootRequests = append(sys.bootRequests, next)
-	}
-	w.WriteHeader(http.StatusNoContent)
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 	var body struct{ ResetType string }
-	if !readJSON(w, r, &body) {
-		return
-	}
-	if body.ResetType == "" {
-		body.ResetType = "On"
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sys := s.lookup(w, r)
-	if sys == nil {
-		return
-	}
-	if !sys.faults.PowerStuck && refuseReset(w, sys.profile.Dialect, body.ResetType, sys.power) {
-		sys.resets = append(sys.resets, body.ResetType)
-		sys.refusedResets = append(sys.refusedResets, body.ResetType)
-		return
-	}
-	if err := sys.reset(body.ResetType); err != nil {
-		writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterNotSupported", err.Error())
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	s.change(w, r, &body, func(sys *system) {
+		if body.ResetType == "" {
+			body.ResetType = "On"
+		}
+		if !sys.faults.PowerStuck && refuseReset(w, sys.profile.Dialect, body.ResetType, sys.power) {
+			sys.resets = append(sys.resets, body.ResetType)
+			sys.refusedResets = append(sys.refusedResets, body.ResetType)
+			return
+		}
+		if err := sys.reset(body.ResetType); err != nil {
+			writeError(w, http.StatusBadRequest, "Base.1.8.ActionParameterNotSupported", err.Error())
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 }
 
 // --- processors and memory ---

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 )
 
 // The boot path: what a real ramdisk needs before it can reach Ironic.
@@ -129,22 +128,8 @@ func (a *Agent) media(ctx context.Context) (*bootMedia, error) {
 
 // getIronic GETs path from Ironic's API at version 1.66 (network_data).
 func (a *Agent) getIronic(ctx context.Context, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(a.cfg.IronicURL, "/")+path, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("X-OpenStack-Ironic-API-Version", "1.66")
-	req.Header.Set("Accept", "application/json")
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("GET %s: HTTP %d: %s", path, resp.StatusCode, strings.TrimSpace(string(raw)))
-	}
-	return json.Unmarshal(raw, out)
+	_, err := a.callIronic(ctx, a.cfg.IronicURL, "1.66", http.MethodGet, path, nil, out)
+	return err
 }
 
 // kernelArch reads the architecture of a deploy kernel (http(s) URL or
@@ -207,19 +192,5 @@ func (a *Agent) readHead(ctx context.Context, loc string, n int64) ([]byte, erro
 		defer f.Close()
 		return io.ReadAll(io.LimitReader(f, n))
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	return io.ReadAll(io.LimitReader(resp.Body, n))
+	return a.fetch(ctx, loc, n)
 }

@@ -72,35 +72,44 @@ func (a *Agent) heartbeat(b *boot) error {
 
 // ironic calls the ramdisk API of the Ironic boot b was given.
 func (a *Agent) ironic(b *boot, method, path string, in, out any) error {
+	code, err := a.callIronic(b.ctx, b.api, apiVersion, method, path, in, out)
+	if code == http.StatusNotFound {
+		return fmt.Errorf("%s %s: %w", method, path, errNotFound)
+	}
+	return err
+}
+
+// callIronic sends in (JSON, none when nil) to path of the Ironic API at
+// base, asking for microversion version, and decodes the answer into out
+// (when not nil). It returns the HTTP status (0 when none came) and an
+// error naming the method, path, status and Ironic's message for >= 300.
+func (a *Agent) callIronic(ctx context.Context, base, version, method, path string, in, out any) (int, error) {
 	var body io.Reader
 	if in != nil {
 		raw, err := json.Marshal(in)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		body = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequestWithContext(b.ctx, method, strings.TrimRight(b.api, "/")+path, body)
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(base, "/")+path, body)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	req.Header.Set("X-OpenStack-Ironic-API-Version", apiVersion)
+	req.Header.Set("X-OpenStack-Ironic-API-Version", version)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := a.http.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if resp.StatusCode == http.StatusNotFound {
-		return fmt.Errorf("%s %s: %w", method, path, errNotFound)
-	}
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, strings.TrimSpace(string(raw)))
+		return resp.StatusCode, fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, strings.TrimSpace(string(raw)))
 	}
 	if out != nil {
-		return json.Unmarshal(raw, out)
+		return resp.StatusCode, json.Unmarshal(raw, out)
 	}
-	return nil
+	return resp.StatusCode, nil
 }

@@ -21,22 +21,15 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/cmdmain"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "bmcsim:", err)
-		stop()
-		os.Exit(1)
-	}
+	cmdmain.Run("bmcsim", func(ctx context.Context) error { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
 }
 
 // run serves until ctx ends.

@@ -20,21 +20,14 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/cmdmain"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ociregistry"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "ociregistry:", err)
-		stop()
-		os.Exit(1)
-	}
+	cmdmain.Run("ociregistry", func(ctx context.Context) error { return run(ctx, os.Args[1:], os.Stdout) })
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {

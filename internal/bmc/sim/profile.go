@@ -163,13 +163,10 @@ func DefaultProfile(i int) Profile {
 		SerialNumber: fmt.Sprintf("SIM%07d", i),
 		SKU:          "SKU-R640",
 		HostName:     fmt.Sprintf("sim-host-%d", i),
-		UUID:         fmt.Sprintf("5e1f0000-0000-4000-8000-%012x", i),
-		CPU: CPU{
-			Count: 2, Model: "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", Manufacturer: "Intel(R) Corporation",
-			Arch: "x86_64", CoresPerSocket: 20, ThreadsPerCore: 2, SpeedMHz: 2100,
-		},
-		RAMGiB: 128,
-		DIMMs:  4,
+		UUID:         profileUUID(0, i),
+		CPU:          twoSocketX86("Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz", "Intel(R) Corporation", 20, 2100),
+		RAMGiB:       128,
+		DIMMs:        4,
 		NICs: []NIC{
 			{Name: "eno1", MAC: mac(1), SpeedMbps: 25000, LinkUp: true},
 			{Name: "eno2", MAC: mac(2), SpeedMbps: 25000, LinkUp: true},
@@ -190,6 +187,21 @@ func DefaultProfile(i int) Profile {
 		Firmware: []Firmware{
 			{ID: "NIC.1", Name: "Simulated 25GbE NIC", Version: "21.5.9"},
 		},
+	}
+}
+
+// profileUUID is the UUID of profile i of a profile family (0 the default
+// profile, 1 iLO, 2 iDRAC, 3 Supermicro): distinct for every family and i.
+func profileUUID(family, i int) string {
+	return fmt.Sprintf("5e1f%04x-0000-4000-8000-%012x", family, i)
+}
+
+// twoSocketX86 is the CPU of every simulated server: two x86_64 sockets
+// with two threads per core.
+func twoSocketX86(model, manufacturer string, coresPerSocket, speedMHz int) CPU {
+	return CPU{
+		Count: 2, Model: model, Manufacturer: manufacturer,
+		Arch: "x86_64", CoresPerSocket: coresPerSocket, ThreadsPerCore: 2, SpeedMHz: speedMHz,
 	}
 }
 

@@ -27,6 +27,13 @@ func vendorMAC(i int, port byte) string {
 	return fmt.Sprintf("52:54:01:%02x:%02x:%02x", byte(i>>8), byte(i), port)
 }
 
+// readOnlyUnlessCustom makes attr read-only while the profile attribute
+// profile is not "Custom", as vendors' power and performance profiles do.
+func readOnlyUnlessCustom(attr, profile string) BiosDependency {
+	return BiosDependency{Attribute: attr, Property: "ReadOnly",
+		When: []BiosCondition{{Attribute: profile, Condition: "NEQ", Value: "Custom"}}}
+}
+
 func enum(name string, value string, allowed ...string) BiosAttribute {
 	return BiosAttribute{Name: name, Type: AttrEnumeration, Value: value, AllowedValues: allowed, ResetRequired: true}
 }
@@ -47,12 +54,9 @@ func ILOProfile(i int) Profile {
 		SerialNumber: fmt.Sprintf("SIMILO%05d", i),
 		SKU:          "P55240-B21",
 		HostName:     fmt.Sprintf("ilo-host-%d", i),
-		UUID:         fmt.Sprintf("5e1f0001-0000-4000-8000-%012x", i),
-		CPU: CPU{
-			Count: 2, Model: "Intel(R) Xeon(R) Gold 5318Y CPU @ 2.10GHz", Manufacturer: "Intel(R) Corporation",
-			Arch: "x86_64", CoresPerSocket: 24, ThreadsPerCore: 2, SpeedMHz: 2100,
-		},
-		RAMGiB: 256, DIMMs: 8,
+		UUID:         profileUUID(1, i),
+		CPU:          twoSocketX86("Intel(R) Xeon(R) Gold 5318Y CPU @ 2.10GHz", "Intel(R) Corporation", 24, 2100),
+		RAMGiB:       256, DIMMs: 8,
 		NICs: []NIC{
 			{Name: "1", MAC: vendorMAC(i, 1), SpeedMbps: 10000, LinkUp: true},
 			{Name: "2", MAC: vendorMAC(i, 2)},
@@ -86,8 +90,7 @@ func ILOProfile(i int) Profile {
 			{Name: "CustomPostMessage", Type: AttrString, Value: "", MaxLength: 62},
 		},
 		BIOSDependencies: []BiosDependency{
-			{Attribute: "PowerRegulator", Property: "ReadOnly",
-				When: []BiosCondition{{Attribute: "WorkloadProfile", Condition: "NEQ", Value: "Custom"}}},
+			readOnlyUnlessCustom("PowerRegulator", "WorkloadProfile"),
 			{Attribute: "IntelNicDmaChannels", Property: "Hidden",
 				When: []BiosCondition{{Attribute: "ProcVirtualization", Condition: "EQU", Value: "Disabled"}}},
 		},
@@ -133,12 +136,9 @@ func IDRACProfile(i int) Profile {
 		SerialNumber: fmt.Sprintf("SIMDL%05d", i),
 		SKU:          fmt.Sprintf("SVT%04d", i),
 		HostName:     fmt.Sprintf("idrac-host-%d", i),
-		UUID:         fmt.Sprintf("5e1f0002-0000-4000-8000-%012x", i),
-		CPU: CPU{
-			Count: 2, Model: "Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", Manufacturer: "Intel",
-			Arch: "x86_64", CoresPerSocket: 32, ThreadsPerCore: 2, SpeedMHz: 2000,
-		},
-		RAMGiB: 512, DIMMs: 16,
+		UUID:         profileUUID(2, i),
+		CPU:          twoSocketX86("Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", "Intel", 32, 2000),
+		RAMGiB:       512, DIMMs: 16,
 		NICs: []NIC{
 			{Name: "NIC.Integrated.1-1-1", MAC: vendorMAC(i, 1), SpeedMbps: 25000, LinkUp: true},
 			{Name: "NIC.Integrated.1-2-1", MAC: vendorMAC(i, 2), SpeedMbps: 25000, LinkUp: true},
@@ -169,10 +169,8 @@ func IDRACProfile(i int) Profile {
 			enum("PcieAspmL1", "Disabled", "Enabled", "Disabled"),
 		},
 		BIOSDependencies: []BiosDependency{
-			{Attribute: "ProcPwrPerf", Property: "ReadOnly",
-				When: []BiosCondition{{Attribute: "SysProfile", Condition: "NEQ", Value: "Custom"}}},
-			{Attribute: "ProcCStates", Property: "ReadOnly",
-				When: []BiosCondition{{Attribute: "SysProfile", Condition: "NEQ", Value: "Custom"}}},
+			readOnlyUnlessCustom("ProcPwrPerf", "SysProfile"),
+			readOnlyUnlessCustom("ProcCStates", "SysProfile"),
 		},
 		Firmware: []Firmware{
 			{ID: "Installed-159-1.8.2", Name: "BIOS", Version: "1.8.2", Role: "BIOS", Related: "none"},
@@ -210,12 +208,9 @@ func SupermicroProfile(i int) Profile {
 		SerialNumber: fmt.Sprintf("SIMSM%05d", i),
 		SKU:          "Default string",
 		HostName:     fmt.Sprintf("smc-host-%d", i),
-		UUID:         fmt.Sprintf("5e1f0003-0000-4000-8000-%012x", i),
-		CPU: CPU{
-			Count: 2, Model: "Intel(R) Xeon(R) Silver 4314 CPU @ 2.40GHz", Manufacturer: "Intel(R) Corporation",
-			Arch: "x86_64", CoresPerSocket: 16, ThreadsPerCore: 2, SpeedMHz: 2400,
-		},
-		RAMGiB: 128, DIMMs: 8,
+		UUID:         profileUUID(3, i),
+		CPU:          twoSocketX86("Intel(R) Xeon(R) Silver 4314 CPU @ 2.40GHz", "Intel(R) Corporation", 16, 2400),
+		RAMGiB:       128, DIMMs: 8,
 		NICs: []NIC{
 			{Name: "1", MAC: vendorMAC(i, 1), SpeedMbps: 10000, LinkUp: true},
 			{Name: "2", MAC: vendorMAC(i, 2), SpeedMbps: 10000},
@@ -240,8 +235,7 @@ func SupermicroProfile(i int) Profile {
 			enum("VMDSupport", "Disable", "Enable", "Disable"),
 		},
 		BIOSDependencies: []BiosDependency{
-			{Attribute: "CStateControl", Property: "ReadOnly",
-				When: []BiosCondition{{Attribute: "PowerTechnology", Condition: "NEQ", Value: "Custom"}}},
+			readOnlyUnlessCustom("CStateControl", "PowerTechnology"),
 		},
 		Firmware: []Firmware{
 			{ID: "BMC", Name: "BMC", Version: "01.01.06", Role: "BMC", Related: "none"},

@@ -104,14 +104,8 @@ func (s *Server) ActiveSessions() int {
 func sessionURI(id string) string { return "/redfish/v1/SessionService/Sessions/" + id }
 
 func (s *Server) handleSessionService(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, r, http.StatusOK, map[string]any{
-		"@odata.id":      "/redfish/v1/SessionService",
-		"@odata.type":    "#SessionService.v1_1_8.SessionService",
-		"Id":             "SessionService",
-		"Name":           "Session Service",
-		"ServiceEnabled": true,
+	writeService(w, r, "SessionService", "v1_1_8", "Session Service", map[string]any{
 		"SessionTimeout": 1800,
-		"Status":         status(),
 		"Sessions":       link("/redfish/v1/SessionService/Sessions"),
 	})
 }

@@ -17,13 +17,7 @@ func fwURI(sys *system, comp string) string {
 }
 
 func (s *Server) handleUpdateService(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, r, http.StatusOK, map[string]any{
-		"@odata.id":         v1 + "/UpdateService",
-		"@odata.type":       "#UpdateService.v1_8_0.UpdateService",
-		"Id":                "UpdateService",
-		"Name":              "Update Service",
-		"ServiceEnabled":    true,
-		"Status":            status(),
+	writeService(w, r, "UpdateService", "v1_8_0", "Update Service", map[string]any{
 		"FirmwareInventory": link(v1 + "/UpdateService/FirmwareInventory"),
 		"Actions": map[string]any{"#UpdateService.SimpleUpdate": map[string]any{
 			"target": v1 + "/UpdateService/Actions/UpdateService.SimpleUpdate",
@@ -301,14 +295,8 @@ func (s *Server) handleTaskMonitor(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleTaskService(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, r, http.StatusOK, map[string]any{
-		"@odata.id":      v1 + "/TaskService",
-		"@odata.type":    "#TaskService.v1_1_5.TaskService",
-		"Id":             "TaskService",
-		"Name":           "Task Service",
-		"ServiceEnabled": true,
-		"Status":         status(),
-		"Tasks":          link(v1 + "/TaskService/Tasks"),
+	writeService(w, r, "TaskService", "v1_1_5", "Task Service", map[string]any{
+		"Tasks": link(v1 + "/TaskService/Tasks"),
 	})
 }
 

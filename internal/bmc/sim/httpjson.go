@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math/big"
 	"net"
 	"net/http"
@@ -80,6 +81,22 @@ func links(uris ...string) []map[string]any {
 }
 
 func status() map[string]any { return map[string]any{"State": "Enabled", "Health": "OK"} }
+
+// writeService answers with the Redfish service resource v1/{id} (the
+// session, update and task services): enabled and healthy, of schema
+// version version, with the service's own properties in props.
+func writeService(w http.ResponseWriter, r *http.Request, id, version, name string, props map[string]any) {
+	body := map[string]any{
+		"@odata.id":      v1 + "/" + id,
+		"@odata.type":    "#" + id + "." + version + "." + id,
+		"Id":             id,
+		"Name":           name,
+		"ServiceEnabled": true,
+		"Status":         status(),
+	}
+	maps.Copy(body, props)
+	writeJSON(w, r, http.StatusOK, body)
+}
 
 func writeCollection(w http.ResponseWriter, r *http.Request, uri, odataType, name string, members []string) {
 	writeJSON(w, r, http.StatusOK, collectionJSON(uri, odataType, name, members))

@@ -291,11 +291,15 @@ func (s *Server) handleNIC(w http.ResponseWriter, r *http.Request) {
 
 // --- storage ---
 
+// storageCollection is the system's collection of kind (SimpleStorage or
+// Storage): one controller, "1".
+func storageCollection(sys *system, kind, name string) any {
+	u := sysURI(sys.id) + "/" + kind
+	return collectionJSON(u, "#"+kind+"Collection."+kind+"Collection", name, []string{u + "/1"})
+}
+
 func (s *Server) handleSimpleStorages(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, func(sys *system) any {
-		return collectionJSON(sysURI(sys.id)+"/SimpleStorage", "#SimpleStorageCollection.SimpleStorageCollection",
-			"Simple Storage Collection", []string{sysURI(sys.id) + "/SimpleStorage/1"})
-	})
+	s.render(w, r, func(sys *system) any { return storageCollection(sys, "SimpleStorage", "Simple Storage Collection") })
 }
 
 func (s *Server) handleSimpleStorage(w http.ResponseWriter, r *http.Request) {
@@ -322,10 +326,7 @@ func (s *Server) handleSimpleStorage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleStorages(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, func(sys *system) any {
-		return collectionJSON(sysURI(sys.id)+"/Storage", "#StorageCollection.StorageCollection",
-			"Storage Collection", []string{sysURI(sys.id) + "/Storage/1"})
-	})
+	s.render(w, r, func(sys *system) any { return storageCollection(sys, "Storage", "Storage Collection") })
 }
 
 func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {

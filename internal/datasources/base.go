@@ -5,6 +5,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
@@ -35,4 +36,12 @@ func (b *base) catalog(diags *diag.Diagnostics) lifecycle.Catalog {
 		return nil
 	}
 	return b.clients.Catalog
+}
+
+// readCatalog reads the configuration into m and returns the catalog;
+// false after an error, also when the provider has no catalog.
+func (b *base) readCatalog(ctx context.Context, cfg tfsdk.Config, m any, diags *diag.Diagnostics) (lifecycle.Catalog, bool) {
+	diags.Append(cfg.Get(ctx, m)...)
+	cat := b.catalog(diags)
+	return cat, !diags.HasError()
 }

@@ -52,9 +52,8 @@ func bmcHostAttributes(usedWhen, sourceDesc string, own map[string]schema.Attrib
 func (b *base) readBMCHost(ctx context.Context, cfg tfsdk.Config, m interface{ bmcHost() *bmcHostModel },
 	diags *diag.Diagnostics) (lifecycle.HostSummary, *lifecycle.BMCAccess, bool) {
 	var host lifecycle.HostSummary
-	diags.Append(cfg.Get(ctx, m)...)
-	cat := b.catalog(diags)
-	if diags.HasError() {
+	cat, ok := b.readCatalog(ctx, cfg, m, diags)
+	if !ok {
 		return host, nil, false
 	}
 	bm := m.bmcHost()
@@ -62,7 +61,7 @@ func (b *base) readBMCHost(ctx context.Context, cfg tfsdk.Config, m interface{ b
 	if diags.HasError() {
 		return host, nil, false
 	}
-	host, ok := hostByID(ctx, cat, bm.HostID.ValueString(), diags)
+	host, ok = hostByID(ctx, cat, bm.HostID.ValueString(), diags)
 	bm.ID = types.StringValue(host.ID)
 	return host, redfish, ok
 }

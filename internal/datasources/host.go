@@ -175,9 +175,8 @@ func (d *hostDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var cfg hostSummaryModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
-	cat := d.catalog(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	cat, ok := d.readCatalog(ctx, req.Config, &cfg, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	key, attr := cfg.ID.ValueString(), "id"
@@ -293,9 +292,8 @@ func filterHosts(hosts []lifecycle.HostSummary, state string, claimed *bool, sel
 
 func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m hostsModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	cat := d.catalog(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	cat, ok := d.readCatalog(ctx, req.Config, &m, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	sel := m.HostFilter.Selector(ctx, &resp.Diagnostics)

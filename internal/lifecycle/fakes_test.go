@@ -76,6 +76,12 @@ func (f *fakeProv) next(c provCall) provReply {
 	return f.defaults[c.Method]
 }
 
+// call is next for the methods that answer only a result and an error.
+func (f *fakeProv) call(c provCall) (Result, error) {
+	r := f.next(c)
+	return r.res, r.err
+}
+
 // methods lists the calls made, e.g. "Register,Inspect".
 func (f *fakeProv) methods() string {
 	f.mu.Lock()
@@ -116,48 +122,39 @@ func (f *fakeProv) Prepare(_ context.Context, h *Host, unprepared, restart bool)
 }
 
 func (f *fakeProv) Provide(_ context.Context, h *Host) (Result, error) {
-	r := f.next(provCall{Method: "Provide", Host: h.Spec.Name})
-	return r.res, r.err
+	return f.call(provCall{Method: "Provide", Host: h.Spec.Name})
 }
 
 func (f *fakeProv) Provision(_ context.Context, h *Host, restart bool) (Result, error) {
-	r := f.next(provCall{Method: "Provision", Host: h.Spec.Name, Restart: restart})
-	return r.res, r.err
+	return f.call(provCall{Method: "Provision", Host: h.Spec.Name, Restart: restart})
 }
 
 func (f *fakeProv) Deprovision(_ context.Context, h *Host, restart bool) (Result, error) {
-	r := f.next(provCall{Method: "Deprovision", Host: h.Spec.Name, Restart: restart})
-	return r.res, r.err
+	return f.call(provCall{Method: "Deprovision", Host: h.Spec.Name, Restart: restart})
 }
 
 func (f *fakeProv) Adopt(_ context.Context, h *Host, restart bool) (Result, error) {
-	r := f.next(provCall{Method: "Adopt", Host: h.Spec.Name, Restart: restart})
-	return r.res, r.err
+	return f.call(provCall{Method: "Adopt", Host: h.Spec.Name, Restart: restart})
 }
 
 func (f *fakeProv) PowerOn(_ context.Context, h *Host, force bool) (Result, error) {
-	r := f.next(provCall{Method: "PowerOn", Host: h.Spec.Name, Restart: force})
-	return r.res, r.err
+	return f.call(provCall{Method: "PowerOn", Host: h.Spec.Name, Restart: force})
 }
 
 func (f *fakeProv) PowerOff(_ context.Context, h *Host, mode PowerMode, force bool) (Result, error) {
-	r := f.next(provCall{Method: "PowerOff", Host: h.Spec.Name, Restart: force, Mode: mode})
-	return r.res, r.err
+	return f.call(provCall{Method: "PowerOff", Host: h.Spec.Name, Restart: force, Mode: mode})
 }
 
 func (f *fakeProv) Delete(_ context.Context, h *Host) (Result, error) {
-	r := f.next(provCall{Method: "Delete", Host: h.Spec.Name})
-	return r.res, r.err
+	return f.call(provCall{Method: "Delete", Host: h.Spec.Name})
 }
 
 func (f *fakeProv) Detach(_ context.Context, h *Host) (Result, error) {
-	r := f.next(provCall{Method: "Detach", Host: h.Spec.Name})
-	return r.res, r.err
+	return f.call(provCall{Method: "Detach", Host: h.Spec.Name})
 }
 
 func (f *fakeProv) Attach(_ context.Context, h *Host) (Result, error) {
-	r := f.next(provCall{Method: "Attach", Host: h.Spec.Name})
-	return r.res, r.err
+	return f.call(provCall{Method: "Attach", Host: h.Spec.Name})
 }
 
 func (f *fakeProv) Observe(_ context.Context, h *Host) (Observation, error) {

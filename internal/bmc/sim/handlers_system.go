@@ -160,6 +160,17 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 
 // --- processors and memory ---
 
+// numbered is the index of the item named prefix+i (i < n, compared without
+// case), -1 when there is none: processors are CPU0.., DIMMs DIMM0...
+func numbered(item, prefix string, n int) int {
+	for i := range n {
+		if strings.EqualFold(item, prefix+strconv.Itoa(i)) {
+			return i
+		}
+	}
+	return -1
+}
+
 func (s *Server) handleProcessors(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
 		var members []string
@@ -173,12 +184,7 @@ func (s *Server) handleProcessors(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleProcessor(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
 		c := sys.profile.CPU
-		idx := -1
-		for i := range c.Count {
-			if strings.EqualFold(r.PathValue("item"), "CPU"+strconv.Itoa(i)) {
-				idx = i
-			}
-		}
+		idx := numbered(r.PathValue("item"), "CPU", c.Count)
 		if idx < 0 {
 			return nil
 		}
@@ -217,12 +223,7 @@ func (s *Server) handleMemories(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleMemory(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
 		p := sys.profile
-		idx := -1
-		for i := range p.DIMMs {
-			if strings.EqualFold(r.PathValue("item"), "DIMM"+strconv.Itoa(i)) {
-				idx = i
-			}
-		}
+		idx := numbered(r.PathValue("item"), "DIMM", p.DIMMs)
 		if idx < 0 {
 			return nil
 		}

@@ -171,13 +171,20 @@ func numbered(item, prefix string, n int) int {
 	return -1
 }
 
+// numberedCollection is the system's collection kind of the items prefix+0
+// to prefix+(n-1).
+func numberedCollection(sys *system, kind, prefix string, n int, odataType, name string) any {
+	u := sysURI(sys.id) + "/" + kind
+	var members []string
+	for i := range n {
+		members = append(members, u+"/"+prefix+strconv.Itoa(i))
+	}
+	return collectionJSON(u, odataType, name, members)
+}
+
 func (s *Server) handleProcessors(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
-		var members []string
-		for i := range sys.profile.CPU.Count {
-			members = append(members, fmt.Sprintf("%s/Processors/CPU%d", sysURI(sys.id), i))
-		}
-		return collectionJSON(sysURI(sys.id)+"/Processors", "#ProcessorCollection.ProcessorCollection", "Processors", members)
+		return numberedCollection(sys, "Processors", "CPU", sys.profile.CPU.Count, "#ProcessorCollection.ProcessorCollection", "Processors")
 	})
 }
 
@@ -212,11 +219,7 @@ func (s *Server) handleProcessor(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleMemories(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
-		var members []string
-		for i := range sys.profile.DIMMs {
-			members = append(members, fmt.Sprintf("%s/Memory/DIMM%d", sysURI(sys.id), i))
-		}
-		return collectionJSON(sysURI(sys.id)+"/Memory", "#MemoryCollection.MemoryCollection", "Memory", members)
+		return numberedCollection(sys, "Memory", "DIMM", sys.profile.DIMMs, "#MemoryCollection.MemoryCollection", "Memory")
 	})
 }
 

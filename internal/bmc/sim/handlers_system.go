@@ -302,15 +302,23 @@ func storageCollection(sys *system, kind, name string) any {
 	return collectionJSON(u, "#"+kind+"Collection."+kind+"Collection", name, []string{u + "/1"})
 }
 
+// renderController answers GET of a storage collection's {item}: build's
+// body for the one controller, "1", else 404.
+func (s *Server) renderController(w http.ResponseWriter, r *http.Request, build func(sys *system) any) {
+	s.render(w, r, func(sys *system) any {
+		if r.PathValue("item") != "1" {
+			return nil
+		}
+		return build(sys)
+	})
+}
+
 func (s *Server) handleSimpleStorages(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any { return storageCollection(sys, "SimpleStorage", "Simple Storage Collection") })
 }
 
 func (s *Server) handleSimpleStorage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, func(sys *system) any {
-		if r.PathValue("item") != "1" {
-			return nil
-		}
+	s.renderController(w, r, func(sys *system) any {
 		var devices []map[string]any
 		for _, d := range sys.profile.Disks {
 			devices = append(devices, map[string]any{
@@ -334,10 +342,7 @@ func (s *Server) handleStorages(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, func(sys *system) any {
-		if r.PathValue("item") != "1" {
-			return nil
-		}
+	s.renderController(w, r, func(sys *system) any {
 		u := sysURI(sys.id) + "/Storage/1"
 		var drives []string
 		for _, d := range sys.profile.Disks {

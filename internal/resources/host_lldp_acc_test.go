@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
 )
 
@@ -133,7 +134,7 @@ data "baremetal_hardware" "test" {
 		{ // Re-cabled and inspected again behind Terraform's back.
 			PreConfig: func() {
 				cable(leaf2)
-				reinspect(t, name)
+				reinspect(t, name, srv)
 				keepNewestInventory(t, name)
 				// Ironic (and inspector without LLDP hooks) left the port alone.
 				if err := linkInIronic(leaf1)(nil); err != nil {
@@ -192,33 +193,72 @@ func (c portsChange) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest
 
 // reinspect inspects the available node named name again through Ironic's
 // API, as an operator would (manage, inspect, provide), and waits for each
-// step to end.
-func reinspect(t *testing.T, name string) {
+// step to end. An inspection counts only when the agent's inventory reached
+// ironic-inspector before Ironic called it finished: under load the rig's
+// Ironic 21.4 with inspector 11.1 once ended an in-band inspection first
+// (keeping the last inventory) and inspector then refused the late post;
+// the host is then inspected again, at most three times.
+func reinspect(t *testing.T, name string, srv *sim.Server) {
 	t.Helper()
 	ctx := context.Background()
 	sc := acctest.Ironic(t)
-	for _, step := range []struct {
-		target nodes.TargetProvisionState
-		want   string
-	}{{nodes.TargetManage, "manageable"}, {nodes.TargetInspect, "manageable"}, {nodes.TargetProvide, "available"}} {
-		if err := nodes.ChangeProvisionState(ctx, sc, name, nodes.ProvisionStateOpts{Target: step.target}).ExtractErr(); err != nil {
-			t.Fatalf("%s node %s: %v", step.target, name, err)
+	posts := func() (int, *agent.InspectionRecord) {
+		r, err := srv.AgentRecord("sys-0")
+		if err != nil {
+			t.Fatalf("agent record: %v", err)
+		}
+		n := 0
+		for _, e := range r.Events {
+			if strings.Contains(e, "posted the inventory") {
+				n++
+			}
+		}
+		return n, r.Inspection
+	}
+	// move changes the node's provision state and waits until it is in
+	// want with no target; it reports whether the agent had posted more
+	// than before when that was seen.
+	move := func(target nodes.TargetProvisionState, want string, before int) bool {
+		if err := nodes.ChangeProvisionState(ctx, sc, name, nodes.ProvisionStateOpts{Target: target}).ExtractErr(); err != nil {
+			t.Fatalf("%s node %s: %v", target, name, err)
 		}
 		deadline := time.Now().Add(5 * time.Minute)
 		for {
+			posted, _ := posts()
 			n, err := nodes.Get(ctx, sc, name).Extract()
 			if err != nil {
 				t.Fatalf("get node %s: %v", name, err)
 			}
-			if n.ProvisionState == step.want && n.TargetProvisionState == "" {
-				break
+			if n.ProvisionState == want && n.TargetProvisionState == "" {
+				return posted > before
 			}
 			if strings.HasSuffix(n.ProvisionState, "failed") || time.Now().After(deadline) {
-				t.Fatalf("%s node %s: in %q: %s", step.target, name, n.ProvisionState, n.LastError)
+				t.Fatalf("%s node %s: in %q: %s", target, name, n.ProvisionState, n.LastError)
 			}
 			time.Sleep(time.Second) // polling Ironic, an external process
 		}
 	}
+	move(nodes.TargetManage, "manageable", 0)
+	for attempt := 1; ; attempt++ {
+		before, _ := posts()
+		if move(nodes.TargetInspect, "manageable", before) {
+			if _, rec := posts(); rec != nil && rec.Status == 200 {
+				break
+			}
+		}
+		// Let a post still in flight be answered before inspecting again.
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+			if n, _ := posts(); n > before {
+				break
+			}
+		}
+		_, rec := posts()
+		if attempt == 3 {
+			t.Fatalf("node %s: three inspections ended without the agent's inventory (last post: %+v)", name, rec)
+		}
+		t.Logf("inspection %d of %s ended before inspector took the agent's inventory (post: %+v); inspecting again", attempt, name, rec)
+	}
+	move(nodes.TargetProvide, "available", 0)
 }
 
 // keepNewestInventory deletes all but the newest stored inspection of the

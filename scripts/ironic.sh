@@ -272,6 +272,12 @@ enabled_vendor_interfaces = fake,no-vendor
 enabled_network_interfaces = noop
 # A conductor that died leaves the hash ring within seconds.
 hash_ring_reset_interval = 5
+# The API's greenthread pool: one per open client connection, idle
+# keep-alive ones included (oslo.service's default is 100). A test process
+# runs hundreds of provider instances, each keeping its connections alive
+# while idle; at 100 the API stops accepting (connections wait in the
+# listen queue, with Ironic idle) until some close.
+wsgi_default_pool_size = 1000
 [api]
 host_ip = 127.0.0.1
 port = $port

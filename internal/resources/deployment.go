@@ -261,21 +261,17 @@ func (liveISODataValidator) ValidateResource(ctx context.Context, req resource.V
 func (r *deploymentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan deploymentModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	ctx, cancel, ok := opCreate.start(ctx, req.Plan, &plan, &plan.Timeouts, &resp.Diagnostics)
+	if !ok {
 		return
 	}
+	defer cancel()
 	// user_data_wo only comes with the configuration.
 	var userDataWO types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("user_data_wo"), &userDataWO)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
 	ref := plan.HostID.ValueString()
 	ctx = tflog.SetField(ctx, "host", ref)
 
@@ -371,11 +367,7 @@ func (r *deploymentResource) Update(ctx context.Context, req resource.UpdateRequ
 
 func (r *deploymentResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state deploymentModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := opDelete.start(ctx, req.State, &state, &state.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -192,15 +192,12 @@ func (r *firmwareSettingsResource) Update(ctx context.Context, req resource.Upda
 // state is saved also after a failure (the resource is then tainted), so
 // the host is never lost.
 func (r *firmwareSettingsResource) apply(ctx context.Context, p tfsdk.Plan, create bool, state stateSetter, diags *diag.Diagnostics) {
-	plan := &firmwareSettingsModel{}
-	if diags.Append(p.Get(ctx, plan)...); diags.HasError() {
-		return
-	}
-	get, def := plan.Timeouts.Update, defaultUpdateTimeout
+	op := opUpdate
 	if create {
-		get, def = plan.Timeouts.Create, defaultCreateTimeout
+		op = opCreate
 	}
-	ctx, cancel, ok := deadline(ctx, get, def, diags)
+	plan := &firmwareSettingsModel{}
+	ctx, cancel, ok := op.start(ctx, p, plan, &plan.Timeouts, diags)
 	if !ok {
 		return
 	}
@@ -295,15 +292,14 @@ func (r *firmwareSettingsResource) Read(ctx context.Context, req resource.ReadRe
 // reset_on_destroy is set, except on a detached host, which is left alone.
 func (r *firmwareSettingsResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var m firmwareSettingsModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || !m.ResetOnDestroy.ValueBool() {
-		return
-	}
-	ctx, cancel, ok := deadline(ctx, m.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := opDelete.start(ctx, req.State, &m, &m.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	defer cancel()
+	if !m.ResetOnDestroy.ValueBool() {
+		return
+	}
 	host, err := r.clients.ResetFirmware(ctx, m.ID.ValueString(), TFLog{})
 	var refusal *lifecycle.FirmwareRefusal
 	switch {

@@ -195,11 +195,7 @@ func addUpdateRefusals(diags *diag.Diagnostics, refusals []lifecycle.FirmwareUpd
 func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan firmwareUpdateModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := opCreate.start(ctx, req.Plan, &plan, &plan.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}

@@ -219,7 +219,7 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 	if !ok || !r.preflight(ctx, &plan, spec.BMC, &resp.Diagnostics) {
 		return
 	}
-	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := opCreate.deadline(ctx, plan.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -302,7 +302,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 			return
 		}
 	}
-	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Update, defaultUpdateTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := opUpdate.deadline(ctx, plan.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -329,17 +329,15 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 
 func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state hostModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	spec, diags := state.spec(ctx, noSecrets())
-	resp.Diagnostics.Append(diags...)
-	ctx, cancel, ok := deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := opDelete.start(ctx, req.State, &state, &state.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	defer cancel()
+	spec, diags := state.spec(ctx, noSecrets())
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
 	ctx = tflog.SetField(ctx, "host", spec.Name)
 
 	h := &lifecycle.Host{Spec: spec, Status: state.status(), Deleting: true}

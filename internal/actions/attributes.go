@@ -1,7 +1,8 @@
 package actions
 
 // The schema attributes the actions share: host_id, timeout (with its
-// default written as a configuration writes it) and mode.
+// default written as a configuration writes it), mode and the strings that
+// take one of a few values.
 
 import (
 	"fmt"
@@ -37,11 +38,17 @@ func timeoutAttribute(def time.Duration) schema.StringAttribute {
 
 // modeAttribute is mode: soft or hard.
 func modeAttribute(desc string) schema.StringAttribute {
-	return schema.StringAttribute{
-		Optional:    true,
-		Description: desc,
-		Validators:  []validator.String{stringvalidator.OneOf("soft", "hard")},
-	}
+	return optionalChoice(desc, "soft", "hard")
+}
+
+// requiredChoice is a required string that is one of values.
+func requiredChoice(desc string, values ...string) schema.StringAttribute {
+	return schema.StringAttribute{Required: true, Description: desc, Validators: []validator.String{stringvalidator.OneOf(values...)}}
+}
+
+// optionalChoice is an optional string that is one of values.
+func optionalChoice(desc string, values ...string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Description: desc, Validators: []validator.String{stringvalidator.OneOf(values...)}}
 }
 
 // shortDuration is d as it is written in a configuration: 20m, 1h.

@@ -72,6 +72,16 @@ type model interface{ host() hostModel }
 // verb is the host action an action runs, under its deadline.
 type verb func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error
 
+// run is the verb of an action whose own attributes need no check before
+// it runs: f, given the configuration.
+func run[M model](f func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest, m M) error) func(M, *diag.Diagnostics) verb {
+	return func(m M, _ *diag.Diagnostics) verb {
+		return func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error {
+			return f(ctx, c, req, m)
+		}
+	}
+}
+
 // hostAction is an action on one host: host_id and timeout, its own
 // attributes, and the lifecycle host action it runs. Each action is one
 // value of it (power.go, host.go).

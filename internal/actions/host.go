@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -38,11 +37,9 @@ func newInspectAction() action.Action {
 			"would take down, and while Ironic is moving the host. The `baremetal_hardware` data source reads the new inventory. " +
 			"Terraform 1.14 and later.",
 		what: func(m hostModel) string { return "Inspecting host " + m.HostID.ValueString() },
-		verb: func(hostModel, *diag.Diagnostics) verb {
-			return func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error {
-				return c.Machine.InspectHost(ctx, req)
-			}
-		},
+		verb: run(func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest, _ hostModel) error {
+			return c.Machine.InspectHost(ctx, req)
+		}),
 	}
 }
 
@@ -168,11 +165,8 @@ func newBMCResetAction() action.Action {
 					},
 				},
 			},
-			"reset_type": schema.StringAttribute{
-				Optional:    true,
-				Description: "The Redfish ResetType: `GracefulRestart` (default) or `ForceRestart`.",
-				Validators:  []validator.String{stringvalidator.OneOf("GracefulRestart", "ForceRestart")},
-			},
+			"reset_type": optionalChoice("The Redfish ResetType: `GracefulRestart` (default) or `ForceRestart`.",
+				"GracefulRestart", "ForceRestart"),
 		},
 	}
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -42,11 +39,9 @@ func newRebootAction() action.Action {
 			"mode": modeAttribute("`soft` (default): the operating system is asked to shut down first; `hard`: the power is cut."),
 		},
 		what: func(m rebootModel) string { return "Rebooting host " + m.HostID.ValueString() },
-		verb: func(m rebootModel, _ *diag.Diagnostics) verb {
-			return func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error {
-				return c.Machine.RebootHost(ctx, req, powerMode(m.Mode, lifecycle.PowerSoft))
-			}
-		},
+		verb: run(func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest, m rebootModel) error {
+			return c.Machine.RebootHost(ctx, req, powerMode(m.Mode, lifecycle.PowerSoft))
+		}),
 	}
 }
 
@@ -68,27 +63,21 @@ func newPowerAction() action.Action {
 			"applied by a provider version before this action carries no record and is not checked. Powering off a host whose power off is " +
 			"disabled (`disable_power_off`) is refused; cycling it uses Ironic's reboot verb." + powerRefusals + " Terraform 1.14 and later.",
 		attributes: map[string]schema.Attribute{
-			"power": schema.StringAttribute{
-				Required:    true,
-				Description: "`on`, `off`, or `cycle` (off, then on; a host that is off is powered on).",
-				Validators:  []validator.String{stringvalidator.OneOf("on", "off", "cycle")},
-			},
+			"power": requiredChoice("`on`, `off`, or `cycle` (off, then on; a host that is off is powered on).", "on", "off", "cycle"),
 			"mode": modeAttribute("How the power goes off for `off` and `cycle`: `soft` (Ironic's soft power off, hard when that fails or times out) " +
 				"or `hard`. Default `soft` for `off`, `hard` for `cycle`. Ignored for `on`."),
 		},
 		what: func(m powerModel) string {
 			return "Power " + m.Power.ValueString() + " of host " + m.HostID.ValueString()
 		},
-		verb: func(m powerModel, _ *diag.Diagnostics) verb {
+		verb: run(func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest, m powerModel) error {
 			op := lifecycle.PowerOp(m.Power.ValueString())
 			def := lifecycle.PowerSoft
 			if op == lifecycle.PowerOpCycle {
 				def = lifecycle.PowerHard
 			}
-			return func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error {
-				return c.Machine.SetHostPower(ctx, req, op, powerMode(m.Mode, def))
-			}
-		},
+			return c.Machine.SetHostPower(ctx, req, op, powerMode(m.Mode, def))
+		}),
 	}
 }
 
@@ -107,20 +96,15 @@ func newBootOnceAction() action.Action {
 			"then reboots the host as `baremetal_host_reboot` does, or powers it on when it is off (refused when its `baremetal_host` keeps it " +
 			"off, `online = false`)." + powerRefusals + " Terraform 1.14 and later.",
 		attributes: map[string]schema.Attribute{
-			"device": schema.StringAttribute{
-				Required:    true,
-				Description: "`pxe` (network boot), `cd` (the virtual or physical CD, Ironic's `cdrom`) or `disk`.",
-				Validators:  []validator.String{stringvalidator.OneOf("pxe", "cd", "disk")},
-			},
+			"device": requiredChoice("`pxe` (network boot), `cd` (the virtual or physical CD, Ironic's `cdrom`) or `disk`.",
+				"pxe", "cd", "disk"),
 			"mode": modeAttribute("How the host reboots when it is on: `soft` (default) or `hard`, as `baremetal_host_reboot`."),
 		},
 		what: func(m bootOnceModel) string {
 			return "Booting host " + m.HostID.ValueString() + " from " + m.Device.ValueString()
 		},
-		verb: func(m bootOnceModel, _ *diag.Diagnostics) verb {
-			return func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error {
-				return c.Machine.BootHostOnce(ctx, req, m.Device.ValueString(), powerMode(m.Mode, lifecycle.PowerSoft))
-			}
-		},
+		verb: run(func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest, m bootOnceModel) error {
+			return c.Machine.BootHostOnce(ctx, req, m.Device.ValueString(), powerMode(m.Mode, lifecycle.PowerSoft))
+		}),
 	}
 }

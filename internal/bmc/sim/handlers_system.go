@@ -67,7 +67,7 @@ func (s *Server) handleSystem(w http.ResponseWriter, r *http.Request) {
 				"BootSourceOverrideEnabled":                        sys.boot.Enabled,
 				"BootSourceOverrideMode":                           sys.boot.Mode,
 				"BootSourceOverrideTarget@Redfish.AllowableValues": allowedBootTargets,
-				"BootSourceOverrideMode@Redfish.AllowableValues":   []string{"Legacy", "UEFI"},
+				"BootSourceOverrideMode@Redfish.AllowableValues":   allowedBootModes,
 			},
 			"ProcessorSummary": map[string]any{
 				"Count":                 p.CPU.Count,
@@ -108,29 +108,25 @@ func (s *Server) handleSystemPatch(w http.ResponseWriter, r *http.Request) {
 	s.change(w, r, &body, func(sys *system) {
 		if b := body.Boot; b != nil {
 			next := sys.boot
-			if b.BootSourceOverrideTarget != nil {
-				if !slices.Contains(allowedBootTargets, *b.BootSourceOverrideTarget) {
+			for _, p := range []struct {
+				name    string
+				value   *string
+				allowed []string
+				into    *string
+			}{
+				{"BootSourceOverrideTarget", b.BootSourceOverrideTarget, allowedBootTargets, &next.Target},
+				{"BootSourceOverrideEnabled", b.BootSourceOverrideEnabled, allowedBootEnabled, &next.Enabled},
+				{"BootSourceOverrideMode", b.BootSourceOverrideMode, allowedBootModes, &next.Mode},
+			} {
+				if p.value == nil {
+					continue
+				}
+				if !slices.Contains(p.allowed, *p.value) {
 					writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
-						fmt.Sprintf("BootSourceOverrideTarget %q is not one of %v", *b.BootSourceOverrideTarget, allowedBootTargets))
+						fmt.Sprintf("%s %q is not one of %v", p.name, *p.value, p.allowed))
 					return
 				}
-				next.Target = *b.BootSourceOverrideTarget
-			}
-			if b.BootSourceOverrideEnabled != nil {
-				if !slices.Contains([]string{"Disabled", "Once", "Continuous"}, *b.BootSourceOverrideEnabled) {
-					writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
-						fmt.Sprintf("BootSourceOverrideEnabled %q is not Disabled, Once or Continuous", *b.BootSourceOverrideEnabled))
-					return
-				}
-				next.Enabled = *b.BootSourceOverrideEnabled
-			}
-			if b.BootSourceOverrideMode != nil {
-				if !slices.Contains([]string{"Legacy", "UEFI"}, *b.BootSourceOverrideMode) {
-					writeError(w, http.StatusBadRequest, "Base.1.8.PropertyValueNotInList",
-						fmt.Sprintf("BootSourceOverrideMode %q is not Legacy or UEFI", *b.BootSourceOverrideMode))
-					return
-				}
-				next.Mode = *b.BootSourceOverrideMode
+				*p.into = *p.value
 			}
 			sys.boot = next
 			sys.bootRequests = append(sys.bootRequests, next)

@@ -95,6 +95,10 @@ type SystemState struct {
 
 var allowedBootTargets = []string{"None", "Pxe", "Floppy", "Cd", "Usb", "Hdd", "BiosSetup", "Utilities", "Diags", "UefiTarget", "UefiHttp"}
 
+var allowedBootEnabled = []string{"Disabled", "Once", "Continuous"}
+
+var allowedBootModes = []string{"Legacy", "UEFI"}
+
 var allowedResetTypes = []string{"On", "ForceOff", "GracefulShutdown", "GracefulRestart", "ForceRestart", "Nmi", "PushPowerButton", "PowerCycle"}
 
 func newSystem(cfg SystemConfig, index int) *system {

@@ -6,8 +6,6 @@ package sim
 // numbered and service resources.
 
 import (
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,21 +14,6 @@ import (
 func TestChangingHandlersRefuseBadRequests(t *testing.T) {
 	s := startServer(t, Options{}, 1)
 	c := newCaller(t, s.URL())
-	raw := func(method, path, body string) (int, string) {
-		t.Helper()
-		req, err := http.NewRequest(method, s.URL()+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.SetBasicAuth(user, pass)
-		resp, err := c.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
 	changes := []struct{ method, path string }{
 		{"PATCH", "/redfish/v1/Systems/%s"},
 		{"POST", "/redfish/v1/Systems/%s/Actions/ComputerSystem.Reset"},
@@ -40,23 +23,23 @@ func TestChangingHandlersRefuseBadRequests(t *testing.T) {
 	}
 	for _, ch := range changes {
 		path := strings.Replace(ch.path, "%s", "sys-0", 1)
-		if code, body := raw(ch.method, path, "{"); code != 400 || !strings.Contains(body, "MalformedJSON") {
+		if code, body := c.raw(ch.method, path, "{"); code != 400 || !strings.Contains(body, "MalformedJSON") {
 			t.Errorf("%s %s with a malformed body = %d %s; want 400 MalformedJSON", ch.method, path, code, body)
 		}
 		path = strings.Replace(ch.path, "%s", "sys-9", 1)
-		if code, body := raw(ch.method, path, "{}"); code != 404 || !strings.Contains(body, "ResourceMissingAtURI") {
+		if code, body := c.raw(ch.method, path, "{}"); code != 404 || !strings.Contains(body, "ResourceMissingAtURI") {
 			t.Errorf("%s %s = %d %s; want 404 ResourceMissingAtURI", ch.method, path, code, body)
 		}
 	}
 	for _, p := range []string{"/redfish/v1/Systems/sys-9/Bios/Actions/Bios.ResetBios",
 		"/redfish/v1/Managers/sys-9/VirtualMedia/Cd/Actions/VirtualMedia.EjectMedia"} {
-		if code, body := raw("POST", p, ""); code != 404 || !strings.Contains(body, "ResourceMissingAtURI") {
+		if code, body := c.raw("POST", p, ""); code != 404 || !strings.Contains(body, "ResourceMissingAtURI") {
 			t.Errorf("POST %s = %d %s; want 404 ResourceMissingAtURI", p, code, body)
 		}
 	}
 	for _, action := range []string{"InsertMedia", "EjectMedia"} {
 		p := "/redfish/v1/Managers/sys-0/VirtualMedia/Usb/Actions/VirtualMedia." + action
-		if code, body := raw("POST", p, `{"Image":"http://x/a.iso"}`); code != 404 || !strings.Contains(body, "no such virtual media device") {
+		if code, body := c.raw("POST", p, `{"Image":"http://x/a.iso"}`); code != 404 || !strings.Contains(body, "no such virtual media device") {
 			t.Errorf("POST %s = %d %s; want 404 no such virtual media device", p, code, body)
 		}
 	}

@@ -1,10 +1,7 @@
 package sim
 
 import (
-	"io"
-	"net/http"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -12,15 +9,11 @@ import (
 // off are resets, a boot device is a one-time override, get reports both.
 func TestIPMIChassis(t *testing.T) {
 	s := startServer(t, Options{}, 1)
+	admin := newCaller(t, s.URL())
+	admin.noAuth = true
 	call := func(args string) (int, string) {
 		t.Helper()
-		resp, err := http.Post(s.URL()+"/sim/systems/sys-0/ipmi-chassis", "text/plain", strings.NewReader(args))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return admin.raw("POST", "/sim/systems/sys-0/ipmi-chassis", args)
 	}
 	if code, out := call("get power boot"); code != 200 || out != "power:0\nboot:default\n" {
 		t.Fatalf("get: %d %q", code, out)

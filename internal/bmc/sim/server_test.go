@@ -50,7 +50,28 @@ func (c *caller) do(method, path string, body any, out any) *http.Response {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, c.base+path, rd)
+	resp, data := c.send(method, path, rd)
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			c.t.Fatalf("%s %s: decode %q: %v", method, path, data, err)
+		}
+	}
+	return resp
+}
+
+// raw sends body as it is (a malformed body, a command line) and returns
+// the answer's status and body.
+func (c *caller) raw(method, path, body string) (int, string) {
+	c.t.Helper()
+	resp, data := c.send(method, path, strings.NewReader(body))
+	return resp.StatusCode, string(data)
+}
+
+// send does the request of do and raw: body to path, with the caller's
+// authentication; it returns the answer and its body, read to the end.
+func (c *caller) send(method, path string, body io.Reader) (*http.Response, []byte) {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.base+path, body)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -66,12 +87,7 @@ func (c *caller) do(method, path string, body any, out any) *http.Response {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	if out != nil && len(data) > 0 {
-		if err := json.Unmarshal(data, out); err != nil {
-			c.t.Fatalf("%s %s: decode %q: %v", method, path, data, err)
-		}
-	}
-	return resp
+	return resp, data
 }
 
 func (c *caller) expect(code int, method, path string, body any, out any) *http.Response {

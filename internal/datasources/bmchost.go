@@ -8,15 +8,18 @@ package datasources
 
 import (
 	"context"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // bmcHostModel is the part of their models these data sources share.
@@ -39,10 +42,32 @@ func bmcHostAttributes(usedWhen, sourceDesc string, own map[string]schema.Attrib
 		"bmc":     bmcCredentialsAttribute(usedWhen),
 		"source":  computedString(sourceDesc),
 	}
-	for name, a := range own {
-		attrs[name] = a
-	}
+	maps.Copy(attrs, own)
 	return attrs
+}
+
+// bmcCredentialsAttribute is the optional `bmc` block of the data sources
+// that fall back to the BMC over Redfish when Ironic lacks what they read
+// (usedWhen says when: "Used only when Ironic <usedWhen>.").
+func bmcCredentialsAttribute(usedWhen string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		Description: "BMC credentials for the Redfish path (Ironic masks the stored password, so it cannot lend it). " +
+			"Used only when Ironic " + usedWhen + ".",
+		Attributes: map[string]schema.Attribute{
+			"address": schema.StringAttribute{
+				Required: true,
+				Description: "BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`redfish://`, " +
+					"`redfish-virtualmedia://`, `idrac-virtualmedia://`, ...); `ipmi://` and `libvirt://` are refused at validate.",
+				Validators: []validator.String{validators.RedfishBMCAddress()},
+			},
+			"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
+			"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
+			"disable_certificate_verification": schema.BoolAttribute{
+				Optional: true, Description: "Skip TLS verification of the BMC's certificate. Default false.",
+			},
+		},
+	}
 }
 
 // readBMCHost reads the configuration into m (a model that embeds

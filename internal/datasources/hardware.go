@@ -6,16 +6,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
 // NewHardware returns the baremetal_hardware data source.
-func NewHardware() datasource.DataSource { return &hardwareDataSource{} }
+func NewHardware() datasource.DataSource { return &hardwareDataSource{base{typeName: "_hardware"}} }
 
 type hardwareDataSource struct{ base }
 
@@ -89,78 +87,71 @@ type biosModel struct {
 	Date    types.String `tfsdk:"date"`
 }
 
-func (d *hardwareDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_hardware"
-}
-
 func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	str := computedString
 	resp.Schema = schema.Schema{
 		Description: "A host's hardware inventory in the shape of Metal3's HardwareData: CPU, RAM, NICs, disks, system vendor, " +
 			"BIOS firmware and hostname. It comes from Ironic's inventory API when Ironic holds an inspection, else from the " +
 			"BMC over Redfish when `bmc` is given, else from the node's properties and ports; `source` says which.",
-		Attributes: map[string]schema.Attribute{
-			"id":            str("The Ironic node UUID."),
-			"host_id":       hostIDAttribute(),
-			"bmc":           bmcCredentialsAttribute("holds no inspection inventory"),
-			"source":        str("Where the data came from: `inventory` (Ironic inspection), `redfish` (the BMC) or `properties` (node properties and ports)."),
-			"host_name":     str("The host's name (the Ironic node name)."),
-			"ram_mebibytes": computedInt("Memory in MiB."),
-			"hostname":      str("The hostname the host reported during inspection, or empty."),
-			"cpu": computedObject("The processors.", map[string]schema.Attribute{
-				"arch":            str("Architecture (e.g. `x86_64`)."),
-				"model":           str("Model name."),
-				"clock_megahertz": schema.Float64Attribute{Computed: true, Description: "Clock speed in MHz."},
-				"count":           computedInt("Number of CPUs (threads)."),
-				"flags":           computedList(types.StringType, "CPU flags."),
-			}),
-			"nics": computedObjects("Network interfaces.", map[string]schema.Attribute{
-				"name":       str("Interface name (e.g. `eth0`); from Redfish the interface's own Name, else its Id with its MAC (`1 (94:40:c9:5e:7a:c0)`)."),
-				"model":      str("Vendor and product, when known."),
-				"mac":        str("MAC address."),
-				"ip":         str("IP address seen during inspection, when known."),
-				"speed_gbps": computedInt("Link speed in Gbps; null when unknown (a BMC that does not say, or says 0)."),
-				"pxe":        computedBool("Whether the host PXE-boots from this interface."),
-				"vlan_ids":   computedList(types.Int64Type, "VLAN ids seen on the interface (the same as `lldp.vlan_ids`; empty without LLDP)."),
-				"lldp": computedObject("The switch port the interface is cabled to, as it announced itself over LLDP during the last in-band "+
-					"inspection; null when nothing was heard (the agent collects LLDP only with IPA's `ipa-collect-lldp=1`) and "+
-					"always null from Redfish or the node's properties. Read from the raw LLDP TLVs of the agent's inventory, so "+
-					"ironic-inspector's LLDP hooks are not needed; their parsed LLDP in the plugin data is the fallback.",
-					map[string]schema.Attribute{
-						"switch_chassis_id": str("The switch's chassis id: a MAC address in lower case (what " +
-							"`baremetal_host.ports[*].local_link_connection.switch_id` takes), or the switch's text for other chassis id kinds; null when not sent."),
-						"switch_port_id":     str("The switch port's id, e.g. `Ethernet1/12` (a MAC or an address for those port id kinds); null when not sent."),
-						"switch_system_name": str("The switch's system name (its host name); null when not sent."),
-						"vlan_ids": computedList(types.Int64Type,
-							"The VLANs the port announced: its tagged VLANs (IEEE 802.1 VLAN name TLVs) in order, then its untagged port VLAN id."),
+		Attributes: bmcHostAttributes("holds no inspection inventory",
+			"Where the data came from: `inventory` (Ironic inspection), `redfish` (the BMC) or `properties` (node properties and ports).", map[string]schema.Attribute{
+				"host_name":     str("The host's name (the Ironic node name)."),
+				"ram_mebibytes": computedInt("Memory in MiB."),
+				"hostname":      str("The hostname the host reported during inspection, or empty."),
+				"cpu": computedObject("The processors.", map[string]schema.Attribute{
+					"arch":            str("Architecture (e.g. `x86_64`)."),
+					"model":           str("Model name."),
+					"clock_megahertz": schema.Float64Attribute{Computed: true, Description: "Clock speed in MHz."},
+					"count":           computedInt("Number of CPUs (threads)."),
+					"flags":           computedList(types.StringType, "CPU flags."),
+				}),
+				"nics": computedObjects("Network interfaces.", map[string]schema.Attribute{
+					"name":       str("Interface name (e.g. `eth0`); from Redfish the interface's own Name, else its Id with its MAC (`1 (94:40:c9:5e:7a:c0)`)."),
+					"model":      str("Vendor and product, when known."),
+					"mac":        str("MAC address."),
+					"ip":         str("IP address seen during inspection, when known."),
+					"speed_gbps": computedInt("Link speed in Gbps; null when unknown (a BMC that does not say, or says 0)."),
+					"pxe":        computedBool("Whether the host PXE-boots from this interface."),
+					"vlan_ids":   computedList(types.Int64Type, "VLAN ids seen on the interface (the same as `lldp.vlan_ids`; empty without LLDP)."),
+					"lldp": computedObject("The switch port the interface is cabled to, as it announced itself over LLDP during the last in-band "+
+						"inspection; null when nothing was heard (the agent collects LLDP only with IPA's `ipa-collect-lldp=1`) and "+
+						"always null from Redfish or the node's properties. Read from the raw LLDP TLVs of the agent's inventory, so "+
+						"ironic-inspector's LLDP hooks are not needed; their parsed LLDP in the plugin data is the fallback.",
+						map[string]schema.Attribute{
+							"switch_chassis_id": str("The switch's chassis id: a MAC address in lower case (what " +
+								"`baremetal_host.ports[*].local_link_connection.switch_id` takes), or the switch's text for other chassis id kinds; null when not sent."),
+							"switch_port_id":     str("The switch port's id, e.g. `Ethernet1/12` (a MAC or an address for those port id kinds); null when not sent."),
+							"switch_system_name": str("The switch's system name (its host name); null when not sent."),
+							"vlan_ids": computedList(types.Int64Type,
+								"The VLANs the port announced: its tagged VLANs (IEEE 802.1 VLAN name TLVs) in order, then its untagged port VLAN id."),
+						}),
+				}),
+				"storage": computedObjects("Disks.", map[string]schema.Attribute{
+					"name":                 str("Device name (e.g. `/dev/sda`), or a by-path name."),
+					"type":                 str("`HDD`, `SSD` or `NVME`."),
+					"size_bytes":           computedInt("Size in bytes."),
+					"vendor":               str("Vendor; null when unknown."),
+					"model":                str("Model."),
+					"serial_number":        str("Serial number."),
+					"wwn":                  str("World Wide Name."),
+					"wwn_with_extension":   str("World Wide Name with vendor extension."),
+					"wwn_vendor_extension": str("WWN vendor extension."),
+					"hctl":                 str("SCSI address, `host:channel:target:lun`."),
+					"rotational":           computedBool("true for spinning disks."),
+				}),
+				"system_vendor": computedObject("The system's maker.", map[string]schema.Attribute{
+					"manufacturer":  str("Manufacturer."),
+					"product_name":  str("Product name."),
+					"serial_number": str("System serial number."),
+				}),
+				"firmware": computedObject("Firmware versions.", map[string]schema.Attribute{
+					"bios": computedObject("BIOS firmware.", map[string]schema.Attribute{
+						"vendor":  str("BIOS vendor; null when unknown (Redfish does not say)."),
+						"version": str("BIOS version."),
+						"date":    str("BIOS release date."),
 					}),
-			}),
-			"storage": computedObjects("Disks.", map[string]schema.Attribute{
-				"name":                 str("Device name (e.g. `/dev/sda`), or a by-path name."),
-				"type":                 str("`HDD`, `SSD` or `NVME`."),
-				"size_bytes":           computedInt("Size in bytes."),
-				"vendor":               str("Vendor; null when unknown."),
-				"model":                str("Model."),
-				"serial_number":        str("Serial number."),
-				"wwn":                  str("World Wide Name."),
-				"wwn_with_extension":   str("World Wide Name with vendor extension."),
-				"wwn_vendor_extension": str("WWN vendor extension."),
-				"hctl":                 str("SCSI address, `host:channel:target:lun`."),
-				"rotational":           computedBool("true for spinning disks."),
-			}),
-			"system_vendor": computedObject("The system's maker.", map[string]schema.Attribute{
-				"manufacturer":  str("Manufacturer."),
-				"product_name":  str("Product name."),
-				"serial_number": str("System serial number."),
-			}),
-			"firmware": computedObject("Firmware versions.", map[string]schema.Attribute{
-				"bios": computedObject("BIOS firmware.", map[string]schema.Attribute{
-					"vendor":  str("BIOS vendor; null when unknown (Redfish does not say)."),
-					"version": str("BIOS version."),
-					"date":    str("BIOS release date."),
 				}),
 			}),
-		},
 	}
 }
 
@@ -254,30 +245,6 @@ func computedObjects(desc string, attrs map[string]schema.Attribute) schema.List
 // computedList is a computed list of elem values.
 func computedList(elem attr.Type, desc string) schema.ListAttribute {
 	return schema.ListAttribute{Computed: true, ElementType: elem, Description: desc}
-}
-
-// bmcCredentialsAttribute is the optional `bmc` block of the data sources
-// that fall back to the BMC over Redfish when Ironic lacks what they read
-// (usedWhen says when: "Used only when Ironic <usedWhen>.").
-func bmcCredentialsAttribute(usedWhen string) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{
-		Optional: true,
-		Description: "BMC credentials for the Redfish path (Ironic masks the stored password, so it cannot lend it). " +
-			"Used only when Ironic " + usedWhen + ".",
-		Attributes: map[string]schema.Attribute{
-			"address": schema.StringAttribute{
-				Required: true,
-				Description: "BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`redfish://`, " +
-					"`redfish-virtualmedia://`, `idrac-virtualmedia://`, ...); `ipmi://` and `libvirt://` are refused at validate.",
-				Validators: []validator.String{validators.RedfishBMCAddress()},
-			},
-			"username": schema.StringAttribute{Required: true, Description: "BMC user name."},
-			"password": schema.StringAttribute{Required: true, Sensitive: true, Description: "BMC password."},
-			"disable_certificate_verification": schema.BoolAttribute{
-				Optional: true, Description: "Skip TLS verification of the BMC's certificate. Default false.",
-			},
-		},
-	}
 }
 
 // speedGbps is a link speed, null when unknown.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -148,6 +150,14 @@ func withString(a schema.StringAttribute, v ...validator.String) schema.StringAt
 	return a
 }
 
+// ipList is an optional list of IP addresses.
+func ipList(desc string) schema.ListAttribute {
+	return schema.ListAttribute{
+		Optional: true, ElementType: types.StringType, Description: desc,
+		Validators: []validator.List{listvalidator.ValueStringsAre(validators.IPAddress())},
+	}
+}
+
 func macAttr() schema.StringAttribute {
 	return schema.StringAttribute{
 		Optional:    true,
@@ -170,9 +180,22 @@ func links(desc, idDesc string, own map[string]schema.Attribute) schema.ListNest
 		"mac_address":         macAttr(),
 		"from_host_interface": fromNICAttr(),
 	}
-	for k, v := range own {
-		attrs[k] = v
+	maps.Copy(attrs, own)
+	return schema.ListNestedAttribute{
+		Optional: true, Description: desc,
+		NestedObject: schema.NestedAttributeObject{Attributes: attrs},
 	}
+}
+
+// networks is a list of networks (static or addressed by DHCP or SLAAC):
+// their id, link (linkDesc) and routes, and their own attributes.
+func networks(desc, linkDesc string, own map[string]schema.Attribute) schema.ListNestedAttribute {
+	attrs := map[string]schema.Attribute{
+		"id":     reqString("Network id (unique across all networks)."),
+		"link":   reqString(linkDesc),
+		"routes": routesAttr(),
+	}
+	maps.Copy(attrs, own)
 	return schema.ListNestedAttribute{
 		Optional: true, Description: desc,
 		NestedObject: schema.NestedAttributeObject{Attributes: attrs},
@@ -190,11 +213,7 @@ func routesAttr() schema.ListNestedAttribute {
 				Validators: []validator.Int64{int64validator.Between(0, 128)},
 			},
 			"gateway": withString(optString("Next hop. Unset: the network's `gateway` (none for DHCP networks)."), validators.IPAddress()),
-			"dns": schema.ListAttribute{
-				Optional: true, ElementType: types.StringType,
-				Description: "DNS servers (IP addresses) rendered as the route's services.",
-				Validators:  []validator.List{listvalidator.ValueStringsAre(validators.IPAddress())},
-			},
+			"dns":     ipList("DNS servers (IP addresses) rendered as the route's services."),
 		}},
 	}
 }
@@ -202,8 +221,6 @@ func routesAttr() schema.ListNestedAttribute {
 func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	static := func(family string) schema.ListNestedAttribute {
 		attrs := map[string]schema.Attribute{
-			"id":   reqString("Network id (unique across all networks)."),
-			"link": reqString("Id of the link (ethernet, bond or VLAN) the network is on."),
 			"address": withString(optString("The host's address, `10.0.0.5`, or address/prefix, `10.0.0.5/24` (then `prefix` may be omitted), "+
 				"e.g. a `baremetal_ip_claim`'s `cidr`. Set either this or `ip_address_from_pool`."), validators.IPOrPrefix()),
 			"prefix": schema.Int64Attribute{
@@ -212,27 +229,12 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			},
 			"gateway": withString(optString("Default gateway, inside the network's subnet. Routes without a gateway use it, and a default route through it is "+
 				"added unless `routes` has one."), validators.IPAddress()),
-			"routes": routesAttr(),
 		}
-		for k, v := range poolNetworkAttributes() {
-			attrs[k] = v
-		}
-		return schema.ListNestedAttribute{
-			Optional:     true,
-			Description:  "Statically addressed " + family + " networks.",
-			NestedObject: schema.NestedAttributeObject{Attributes: attrs},
-		}
+		maps.Copy(attrs, poolNetworkAttributes())
+		return networks("Statically addressed "+family+" networks.", "Id of the link (ethernet, bond or VLAN) the network is on.", attrs)
 	}
 	dynamic := func(desc string) schema.ListNestedAttribute {
-		return schema.ListNestedAttribute{
-			Optional:    true,
-			Description: desc,
-			NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-				"id":     reqString("Network id (unique across all networks)."),
-				"link":   reqString("Id of the link the network is on."),
-				"routes": routesAttr(),
-			}},
-		}
+		return networks(desc, "Id of the link the network is on.", nil)
 	}
 	resp.Schema = schema.Schema{
 		Description: "Renders OpenStack network_data.json for one host the way Metal3's Metal3DataTemplate does: links " +
@@ -299,10 +301,7 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 			"services": schema.SingleNestedAttribute{
 				Optional: true, Description: "Global services.",
 				Attributes: map[string]schema.Attribute{
-					"dns": schema.ListAttribute{
-						Optional: true, ElementType: types.StringType, Description: "DNS server addresses.",
-						Validators: []validator.List{listvalidator.ValueStringsAre(validators.IPAddress())},
-					},
+					"dns": ipList("DNS server addresses."),
 				},
 			},
 			"host_nics": schema.MapAttribute{
@@ -417,6 +416,18 @@ func (m *networkDataModel) template(ctx context.Context) (networkdata.Template, 
 	return t, diags
 }
 
+// readTemplate reads the configuration into m and maps it onto the
+// template, the template's errors added to diags; false when the
+// configuration cannot be read.
+func (m *networkDataModel) readTemplate(ctx context.Context, cfg tfsdk.Config, diags *diag.Diagnostics) (networkdata.Template, bool) {
+	if diags.Append(cfg.Get(ctx, m)...); diags.HasError() {
+		return networkdata.Template{}, false
+	}
+	tmpl, d := m.template(ctx)
+	diags.Append(d...)
+	return tmpl, true
+}
+
 // mergeNICs combines the host's NICs with the explicit ones (which win by
 // name), sorted by name.
 func mergeNICs(host []lifecycle.HardwareNIC, explicit map[string]string) []lifecycle.NIC {
@@ -453,12 +464,10 @@ func (d *networkDataSource) ValidateConfig(ctx context.Context, req datasource.V
 		}
 	}
 	var m networkDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	tmpl, ok := m.readTemplate(ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	tmpl, diags := m.template(ctx)
-	resp.Diagnostics.Append(diags...)
 	tmpl = checkPoolNetworks(&m, tmpl, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -486,12 +495,10 @@ func (d *networkDataSource) ValidateConfig(ctx context.Context, req datasource.V
 
 func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m networkDataModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() {
+	tmpl, ok := m.readTemplate(ctx, req.Config, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	tmpl, diags := m.template(ctx)
-	resp.Diagnostics.Append(diags...)
 	var explicit map[string]string
 	if !m.NICs.IsNull() && !m.NICs.IsUnknown() {
 		resp.Diagnostics.Append(m.NICs.ElementsAs(ctx, &explicit, false)...)

@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle/networkdata"
@@ -26,30 +23,19 @@ import (
 // poolNetworkAttributes are the static network attributes about pools.
 func poolNetworkAttributes() map[string]schema.Attribute {
 	poolName := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{
-			Optional: true, Description: desc,
-			Validators: []validator.String{validators.New("a pool name", lifecycle.CheckPoolName)},
-		}
+		return withString(optString(desc), validators.New("a pool name", lifecycle.CheckPoolName))
 	}
 	return map[string]schema.Attribute{
 		"ip_address_from_pool": poolName("Takes `address` and `prefix` from this IP pool (`baremetal_ip_pool.name`), as " +
 			"Metal3's `ipAddressFromIPPool`: the address the pool holds for `pool_owner` (its `baremetal_ip_claim`, or its " +
 			"pre-allocation). Set either this or `address`. When the claim is created in the same apply, make the data " +
 			"source depend on it (`depends_on`), so that it is read after the claim."),
-		"pool_owner": schema.StringAttribute{
-			Optional: true,
-			Description: "The owner key whose address `ip_address_from_pool` takes (the claim's `owner`). Default: " +
-				"`host_id` as written.",
-			Validators: []validator.String{stringvalidator.LengthBetween(1, 255)},
-		},
+		"pool_owner": withString(optString("The owner key whose address `ip_address_from_pool` takes (the claim's `owner`). Default: "+
+			"`host_id` as written."), stringvalidator.LengthBetween(1, 255)),
 		"gateway_from_pool": poolName("Takes `gateway` from this IP pool, as Metal3's gateway `fromIPPool`."),
 		"dns_from_pool":     poolName("Takes `dns` from this IP pool's `dns_servers`, as Metal3's `dnsFromIPPool`."),
-		"dns": schema.ListAttribute{
-			Optional: true, ElementType: types.StringType,
-			Description: "DNS servers of the network (e.g. a claim's `dns_servers`), rendered as the network's " +
-				"`services`. Not with `dns_from_pool`.",
-			Validators: []validator.List{listvalidator.ValueStringsAre(validators.IPAddress())},
-		},
+		"dns": ipList("DNS servers of the network (e.g. a claim's `dns_servers`), rendered as the network's " +
+			"`services`. Not with `dns_from_pool`."),
 	}
 }
 

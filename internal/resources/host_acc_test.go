@@ -112,7 +112,6 @@ var importIgnore = []string{"driver", "driver_info", "driver_secrets", "timeouts
 	"inspection", "externally_provisioned", "last_updated", "error_count",
 	"error_message", "error_type", "operational_status", "ironic_state", "powered_on"}
 
-// sameID checks that a step changed the host in place.
 // saveID records the id of the resource at addr, for sameID in a later
 // step.
 func saveID(addr string, id *string) resource.TestCheckFunc {
@@ -122,6 +121,7 @@ func saveID(addr string, id *string) resource.TestCheckFunc {
 	}
 }
 
+// sameID checks that a step changed the host in place.
 func sameID(id *string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		got := s.RootModule().Resources["baremetal_host.test"].Primary.ID
@@ -141,6 +141,16 @@ func preApply(checks ...plancheck.PlanCheck) resource.ConfigPlanChecks {
 // updates expects the plan to update the resource at addr in place.
 func updates(addr string) plancheck.PlanCheck {
 	return plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)
+}
+
+// inPlace is step as an in-place change of baremetal_host.test: its plan
+// updates the host (besides step's own plan checks), and after the apply
+// the host keeps the id *id and passes checks. Every step that updates
+// the host in place is written through here.
+func inPlace(step resource.TestStep, id *string, checks ...resource.TestCheckFunc) resource.TestStep {
+	step.ConfigPlanChecks.PreApply = append([]plancheck.PlanCheck{updates("baremetal_host.test")}, step.ConfigPlanChecks.PreApply...)
+	step.Check = resource.ComposeAggregateTestCheckFunc(append([]resource.TestCheckFunc{sameID(id)}, checks...)...)
+	return step
 }
 
 // untouched expects the plan to leave the resource at addr alone.
@@ -381,7 +391,7 @@ func TestAccHost_importAdoptsInPlace(t *testing.T) {
 			Config: fmt.Sprintf("resource \"baremetal_host\" \"orig\" {\n  name = %q\n%s\n}\n", name, body),
 			Check:  saveID("baremetal_host.orig", &id),
 		},
-		{ // Forget it without deleting it, and import it under a new address.
+		inPlace(resource.TestStep{ // Forget it without deleting it, and import it under a new address.
 			Config: fmt.Sprintf(`
 removed {
   from = baremetal_host.orig
@@ -398,12 +408,9 @@ resource "baremetal_host" "test" {
 %s
 }
 `, name, name, body),
-			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				sameID(&id),
-				resource.TestCheckResourceAttr("baremetal_host.test", "driver", "fake-hardware"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-			),
-		},
+		}, &id,
+			resource.TestCheckResourceAttr("baremetal_host.test", "driver", "fake-hardware"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+		),
 	})
 }

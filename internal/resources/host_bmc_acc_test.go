@@ -134,16 +134,13 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 				saveID("baremetal_host.test", &id),
 			),
 		},
-		{ // Power on in place: the simulated machine is on.
-			Config:           host.WithExtra("  online = true").HCL(),
-			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				sameID(&id),
-				acctest.SimPower(srv, "sys-0", sim.PowerOn),
-			),
-		},
+		inPlace(resource.TestStep{ // Power on in place: the simulated machine is on.
+			Config: host.WithExtra("  online = true").HCL(),
+		}, &id,
+			resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			acctest.SimPower(srv, "sys-0", sim.PowerOn),
+		),
 		{ // And off again.
 			Config: host.WithExtra("  online = false").HCL(),
 			Check: resource.ComposeAggregateTestCheckFunc(
@@ -337,7 +334,7 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 				saveID("baremetal_host.test", &id),
 			),
 		},
-		{
+		inPlace(resource.TestStep{
 			// The BMC's account changes; so does the configuration.
 			// Powering on proves that Ironic got the new password: the
 			// old one is now rejected.
@@ -346,28 +343,25 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			Config:           second.HCL(),
-			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				sameID(&id),
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "bmc.username", "operator"),
-				nodeHas(t, name, func(n *nodes.Node) error {
-					if n.DriverInfo["redfish_username"] != "operator" {
-						return fmt.Errorf("driver_info.redfish_username = %v, want operator", n.DriverInfo["redfish_username"])
-					}
-					if pw := fmt.Sprint(n.DriverInfo["redfish_password"]); pw == "first-pass" || pw == "second-pass" {
-						return fmt.Errorf("Ironic shows the password in driver_info")
-					}
-					if n.UUID != id {
-						return fmt.Errorf("node %s, want %s", n.UUID, id)
-					}
-					return nil
-				}),
-				acctest.SimPower(srv, "sys-0", sim.PowerOn),
-			),
-		},
+			Config: second.HCL(),
+		}, &id,
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "bmc.username", "operator"),
+			nodeHas(t, name, func(n *nodes.Node) error {
+				if n.DriverInfo["redfish_username"] != "operator" {
+					return fmt.Errorf("driver_info.redfish_username = %v, want operator", n.DriverInfo["redfish_username"])
+				}
+				if pw := fmt.Sprint(n.DriverInfo["redfish_password"]); pw == "first-pass" || pw == "second-pass" {
+					return fmt.Errorf("Ironic shows the password in driver_info")
+				}
+				if n.UUID != id {
+					return fmt.Errorf("node %s, want %s", n.UUID, id)
+				}
+				return nil
+			}),
+			acctest.SimPower(srv, "sys-0", sim.PowerOn),
+		),
 		{
 			// Another BMC is another machine: replace.
 			Config:             moved.HCL(),

@@ -52,6 +52,22 @@ func simResetCount(srv *sim.Server, id string, n *int) resource.TestCheckFunc {
 	}
 }
 
+// deployedHost is the configuration of a test that changes a deployed
+// host: host with extra, and a deployment of image A on it (depImage).
+func deployedHost(host acctest.SimHost, extra string) string {
+	return host.WithExtra(extra).HCL() + depImage(depImageA, "")
+}
+
+// deployed checks the first step of such a test: the deployment is
+// provisioned, the simulated machine sys-0 is on, and *id is the host's id.
+func deployed(srv *sim.Server, id *string) resource.TestCheckFunc {
+	return resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+		acctest.SimPower(srv, "sys-0", sim.PowerOn),
+		saveID("baremetal_host.test", id),
+	)
+}
+
 // reboot_trigger: changing it reboots a deployed host in place, which the
 // simulated BMC sees as a graceful shutdown, then power on; the host stays
 // provisioned with the same node, and the deployment is untouched.
@@ -61,32 +77,25 @@ func TestAccHostDay2_reboot(t *testing.T) {
 	srv, _, host := acctest.StartSimHost(t, "acc-reboot", bmcUser, "reboot-pass")
 	name := host.Name
 	config := func(trigger string) string {
-		return host.WithExtra(fmt.Sprintf("  reboot_trigger = %q", trigger)).HCL() + depImage(depImageA, "")
+		return deployedHost(host, fmt.Sprintf("  reboot_trigger = %q", trigger))
 	}
 	var id string
 	var resets int
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
 		{
 			Config: config("1"),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				acctest.SimPower(srv, "sys-0", sim.PowerOn),
-				simResetCount(srv, "sys-0", &resets),
-				saveID("baremetal_host.test", &id),
-			),
+			Check:  resource.ComposeAggregateTestCheckFunc(deployed(srv, &id), simResetCount(srv, "sys-0", &resets)),
 		},
-		{
+		inPlace(resource.TestStep{
 			Config:           config("2"),
-			ConfigPlanChecks: preApply(updates("baremetal_host.test"), untouched("baremetal_deployment.test")),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				simResetsSince(srv, "sys-0", &resets, "GracefulShutdown", "On"),
-				sameID(&id),
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-			),
-		},
+			ConfigPlanChecks: preApply(untouched("baremetal_deployment.test")),
+		}, &id,
+			simResetsSince(srv, "sys-0", &resets, "GracefulShutdown", "On"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
+			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+		),
 		{ // Re-inspection of a deployed host is refused at plan time.
 			Config:      strings.Replace(config("2"), "  reboot_trigger", "  inspect_trigger = \"again\"\n  reboot_trigger", 1),
 			ExpectError: regexp.MustCompile(`(?s)Re-inspection refused.*host "` + name + `" is "provisioned"`),
@@ -125,18 +134,9 @@ func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 			return nil
 		})
 	}
-	noResetsSince := func() resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			st, err := srv.State("sys-0")
-			if err != nil {
-				return err
-			}
-			if len(st.Resets) != resets {
-				return fmt.Errorf("simulator resets %q (had %d): the machine was touched", st.Resets, resets)
-			}
-			return acctest.SimPower(srv, "sys-0", sim.PowerOn)(nil)
-		}
-	}
+	// No reset since the first step, and still on: the machine was not
+	// touched.
+	noResetsSince := func() resource.TestCheckFunc { return simResetsSince(srv, "sys-0", &resets) }
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
 		{
 			Config: host("test", ""),
@@ -147,18 +147,15 @@ func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 				simResetCount(srv, "sys-0", &resets),
 			),
 		},
-		{ // Detach in place.
-			Config:           host("test", "  detached = true"),
-			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				sameID(&id),
-				resource.TestCheckResourceAttr("baremetal_host.test", "detached", "true"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				nodeIs(true),
-				noResetsSince(),
-			),
-		},
+		inPlace(resource.TestStep{ // Detach in place.
+			Config: host("test", "  detached = true"),
+		}, &id,
+			resource.TestCheckResourceAttr("baremetal_host.test", "detached", "true"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			nodeIs(true),
+			noResetsSince(),
+		),
 		{ // Destroy the detached host: Terraform forgets it, the node stays.
 			Config:           `locals { detached_host_destroyed = true }`,
 			ConfigPlanChecks: preApply(plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy)),
@@ -227,7 +224,7 @@ data "baremetal_hardware" "test" {
 				saveID("baremetal_host.test", &id),
 			),
 		},
-		{
+		inPlace(resource.TestStep{
 			PreConfig: func() {
 				nics := slices.Clone(prof.NICs)
 				nics = append(nics, sim.NIC{Name: "ens9", MAC: newMAC, SpeedMbps: 100000, LinkUp: true})
@@ -235,17 +232,14 @@ data "baremetal_hardware" "test" {
 					t.Fatal(err)
 				}
 			},
-			Config:           config("2"),
-			ConfigPlanChecks: preApply(updates("baremetal_host.test")),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				sameID(&id),
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
-				hasPort(newMAC, true),
-				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "properties"),
-				resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"mac": newMAC}),
-			),
-		},
+			Config: config("2"),
+		}, &id,
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
+			hasPort(newMAC, true),
+			resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "properties"),
+			resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"mac": newMAC}),
+		),
 	})
 }
 

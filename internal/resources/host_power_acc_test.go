@@ -18,30 +18,22 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 	acctest.PreCheck(t)
 	srv, _, host := acctest.StartSimHost(t, "acc-online", bmcUser, "online-pass")
 	name := host.Name
-	config := func(extra string) string {
-		return host.WithExtra(extra).HCL() + depImage(depImageA, "")
-	}
+	config := func(extra string) string { return deployedHost(host, extra) }
 	var id string
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
 		{
 			Config: config(""),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				acctest.SimPower(srv, "sys-0", sim.PowerOn),
-				saveID("baremetal_host.test", &id),
-			),
+			Check:  deployed(srv, &id),
 		},
-		{
+		inPlace(resource.TestStep{
 			Config:           config("  online = false"),
-			ConfigPlanChecks: preApply(updates("baremetal_host.test"), untouched("baremetal_deployment.test")),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				sameID(&id),
-				acctest.SimPower(srv, "sys-0", sim.PowerOff),
-				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
-				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-			),
-		},
+			ConfigPlanChecks: preApply(untouched("baremetal_deployment.test")),
+		}, &id,
+			acctest.SimPower(srv, "sys-0", sim.PowerOff),
+			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "provisioned"),
+			resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
+			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+		),
 		{
 			Config: config("  online = true"),
 			Check: resource.ComposeAggregateTestCheckFunc(

@@ -36,14 +36,20 @@ func ListResources() []func() list.ListResource {
 }
 
 // NewHostList returns the baremetal_host list resource.
-func NewHostList() list.ListResource { return &hostList{base{typeName: "_host"}} }
+func NewHostList() list.ListResource { return &hostList{listResource{base{typeName: "_host"}}} }
 
 // NewDeploymentList returns the baremetal_deployment list resource.
-func NewDeploymentList() list.ListResource { return &deploymentList{base{typeName: "_deployment"}} }
+func NewDeploymentList() list.ListResource {
+	return &deploymentList{listResource{base{typeName: "_deployment"}}}
+}
 
-type hostList struct{ base }
+// listResource is what both list resources embed: base, the one check of
+// their name filters and the one stream of their results.
+type listResource struct{ base }
 
-type deploymentList struct{ base }
+type hostList struct{ listResource }
+
+type deploymentList struct{ listResource }
 
 var (
 	_ list.ListResourceWithConfigure      = (*hostList)(nil)
@@ -77,12 +83,19 @@ const unmanagedDoc = "Only nodes that no `baremetal_host` created: without the m
 	"that the provider writes on the nodes it creates. An import writes nothing to Ironic, so imported nodes stay unmarked (and listed): " +
 	"filter them out by name or label."
 
+// filterString is an optional string filter.
+func filterString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Description: desc}
+}
+
+// filterBool is an optional bool filter.
+func filterBool(desc string) schema.BoolAttribute {
+	return schema.BoolAttribute{Optional: true, Description: desc}
+}
+
 func listFilterAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"name_prefix": schema.StringAttribute{
-			Optional:    true,
-			Description: "Only nodes whose name starts with this.",
-		},
+		"name_prefix": filterString("Only nodes whose name starts with this."),
 		"name_regex": schema.StringAttribute{
 			Optional:    true,
 			Description: "Only nodes whose name matches this regular expression (RE2 syntax, as Terraform's `regex`; unanchored unless it uses `^` and `$`).",
@@ -96,43 +109,19 @@ func listFilterAttributes() map[string]schema.Attribute {
 			Description: "Only nodes that have all these labels (the `labels` of `baremetal_host`, kept in the node's `extra.labels`) with these values.",
 			Validators:  []validator.Map{mapvalidator.KeysAre(validators.LabelKey())},
 		},
-		"resource_class": schema.StringAttribute{
-			Optional:    true,
-			Description: "Only nodes of this Ironic resource class (filtered by Ironic).",
-		},
-		"driver": schema.StringAttribute{
-			Optional:    true,
-			Description: "Only nodes with this Ironic driver, e.g. `redfish`, `ipmi` (filtered by Ironic).",
-		},
-		"conductor_group": schema.StringAttribute{
-			Optional:    true,
-			Description: "Only nodes in this conductor group (filtered by Ironic; case does not matter).",
-		},
-		"shard": schema.StringAttribute{
-			Optional:    true,
-			Description: "Only nodes in this shard (filtered by Ironic from API 1.82, else by the provider).",
-		},
-		"owner": schema.StringAttribute{
-			Optional:    true,
-			Description: "Only nodes with this Ironic `owner` (a project id; filtered by Ironic).",
-		},
-		"unmanaged": schema.BoolAttribute{
-			Optional:    true,
-			Description: unmanagedDoc + " Default false: all nodes.",
-		},
+		"resource_class":  filterString("Only nodes of this Ironic resource class (filtered by Ironic)."),
+		"driver":          filterString("Only nodes with this Ironic driver, e.g. `redfish`, `ipmi` (filtered by Ironic)."),
+		"conductor_group": filterString("Only nodes in this conductor group (filtered by Ironic; case does not matter)."),
+		"shard":           filterString("Only nodes in this shard (filtered by Ironic from API 1.82, else by the provider)."),
+		"owner":           filterString("Only nodes with this Ironic `owner` (a project id; filtered by Ironic)."),
+		"unmanaged":       filterBool(unmanagedDoc + " Default false: all nodes."),
 	}
 }
 
 func (l *hostList) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	attrs := listFilterAttributes()
-	attrs["provision_state"] = schema.StringAttribute{
-		Optional:    true,
-		Description: "Only nodes in this Ironic provision state (`enroll`, `manageable`, `available`, `active`, ...; filtered by Ironic).",
-	}
-	attrs["maintenance"] = schema.BoolAttribute{
-		Optional:    true,
-		Description: "Only nodes in maintenance (true) or out of it (false); unset: both (filtered by Ironic).",
-	}
+	attrs["provision_state"] = filterString("Only nodes in this Ironic provision state (`enroll`, `manageable`, `available`, `active`, ...; filtered by Ironic).")
+	attrs["maintenance"] = filterBool("Only nodes in maintenance (true) or out of it (false); unset: both (filtered by Ironic).")
 	resp.Schema = schema.Schema{
 		Description: "Lists Ironic nodes as `baremetal_host` resources for `terraform query` (Terraform 1.14 and later), to adopt " +
 			"hosts registered outside this configuration: `terraform query -generate-config-out=hosts.tf` writes a `resource` and " +
@@ -154,16 +143,8 @@ func (l *deploymentList) ListResourceConfigSchema(_ context.Context, _ list.List
 	}
 }
 
-func (l *hostList) ValidateListResourceConfig(ctx context.Context, req list.ValidateConfigRequest, resp *list.ValidateConfigResponse) {
-	validateNameRegex(ctx, req, resp)
-}
-
-func (l *deploymentList) ValidateListResourceConfig(ctx context.Context, req list.ValidateConfigRequest, resp *list.ValidateConfigResponse) {
-	validateNameRegex(ctx, req, resp)
-}
-
-// validateNameRegex refuses name_prefix together with name_regex.
-func validateNameRegex(ctx context.Context, req list.ValidateConfigRequest, resp *list.ValidateConfigResponse) {
+// ValidateListResourceConfig refuses name_prefix together with name_regex.
+func (l *listResource) ValidateListResourceConfig(ctx context.Context, req list.ValidateConfigRequest, resp *list.ValidateConfigResponse) {
 	var prefix, re types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name_prefix"), &prefix)...)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("name_regex"), &re)...)
@@ -223,18 +204,18 @@ func (l *deploymentList) List(ctx context.Context, req list.ListRequest, stream 
 // identity (the node UUID) and its name as display name, and with
 // include_resource the state fill writes for it; at most req.Limit of
 // them. diags are the configuration's: any error ends the list at once.
-func (b *base) stream(ctx context.Context, req list.ListRequest, q lifecycle.HostQuery, diags diag.Diagnostics,
+func (l *listResource) stream(ctx context.Context, req list.ListRequest, q lifecycle.HostQuery, diags diag.Diagnostics,
 	fill func(context.Context, stateData, lifecycle.Observation) diag.Diagnostics,
 ) func(func(list.ListResult) bool) {
-	if !diags.HasError() && b.clients == nil {
+	if !diags.HasError() && l.clients == nil {
 		diags.AddError("Provider not configured", "The list resource has no Ironic client: the provider was not configured.")
 	}
 	if diags.HasError() {
 		return list.ListResultsStreamDiagnostics(diags)
 	}
-	lister, ok := b.clients.Catalog.(lifecycle.HostLister)
+	lister, ok := l.clients.Catalog.(lifecycle.HostLister)
 	if !ok {
-		diags.AddError("Listing hosts", fmt.Sprintf("the provider's catalog (%T) cannot list hosts", b.clients.Catalog))
+		diags.AddError("Listing hosts", fmt.Sprintf("the provider's catalog (%T) cannot list hosts", l.clients.Catalog))
 		return list.ListResultsStreamDiagnostics(diags)
 	}
 	return func(push func(list.ListResult) bool) {

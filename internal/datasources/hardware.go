@@ -195,7 +195,7 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 	for _, s := range hw.Storage {
 		m.Storage = append(m.Storage, storageModel{
 			Name: types.StringValue(s.Name), Type: types.StringValue(s.Type), SizeBytes: types.Int64Value(s.SizeBytes),
-			Vendor: knownString(s.Vendor), Model: types.StringValue(s.Model), SerialNumber: types.StringValue(s.SerialNumber),
+			Vendor: tfglue.NullableString(s.Vendor), Model: types.StringValue(s.Model), SerialNumber: types.StringValue(s.SerialNumber),
 			WWN: types.StringValue(s.WWN), WWNWithExtension: types.StringValue(s.WWNWithExtension),
 			WWNVendorExtension: types.StringValue(s.WWNVendorExtension), HCTL: types.StringValue(s.HCTL),
 			Rotational: types.BoolValue(s.Rotational),
@@ -207,7 +207,7 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 		SerialNumber: types.StringValue(hw.SystemVendor.SerialNumber),
 	}
 	m.Firmware = &firmwareModel{BIOS: biosModel{
-		Vendor: knownString(hw.Firmware.BIOSVendor), Version: types.StringValue(hw.Firmware.BIOSVersion),
+		Vendor: tfglue.NullableString(hw.Firmware.BIOSVendor), Version: types.StringValue(hw.Firmware.BIOSVersion),
 		Date: types.StringValue(hw.Firmware.BIOSDate),
 	}}
 }
@@ -218,8 +218,8 @@ func lldpOf(n *lifecycle.LLDPNeighbour) *lldpModel {
 		return nil
 	}
 	return &lldpModel{
-		SwitchChassisID: knownString(n.SwitchChassisID), SwitchPortID: knownString(n.SwitchPortID),
-		SwitchSystemName: knownString(n.SwitchSystemName), VLANIDs: int64List(n.VLANIDs),
+		SwitchChassisID: tfglue.NullableString(n.SwitchChassisID), SwitchPortID: tfglue.NullableString(n.SwitchPortID),
+		SwitchSystemName: tfglue.NullableString(n.SwitchSystemName), VLANIDs: int64List(n.VLANIDs),
 	}
 }
 
@@ -253,12 +253,4 @@ func speedGbps(g *int) types.Int64 {
 		return types.Int64Null()
 	}
 	return types.Int64Value(int64(*g))
-}
-
-// knownString is s, null when empty (unknown).
-func knownString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -173,21 +174,13 @@ func (m *hostBootModel) readBoot(b lifecycle.BootObservation, imported bool) {
 		}
 	}
 	if !m.Architecture.IsNull() {
-		m.Architecture = optionalString(b.Architecture)
+		m.Architecture = tfglue.NullableString(b.Architecture)
 	}
 	if m.DeployImage != nil || (imported && b.DeployImage != nil) {
 		m.DeployImage = nil
 		if d := b.DeployImage; d != nil {
-			m.DeployImage = &DeployImageModel{Kernel: optionalString(d.Kernel), Ramdisk: optionalString(d.Ramdisk),
-				ISO: optionalString(d.ISO), Bootloader: optionalString(d.Bootloader), KernelParams: optionalString(d.KernelParams)}
+			m.DeployImage = &DeployImageModel{Kernel: tfglue.NullableString(d.Kernel), Ramdisk: tfglue.NullableString(d.Ramdisk),
+				ISO: tfglue.NullableString(d.ISO), Bootloader: tfglue.NullableString(d.Bootloader), KernelParams: tfglue.NullableString(d.KernelParams)}
 		}
 	}
-}
-
-// optionalString is s, or null when empty.
-func optionalString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
 }

@@ -72,7 +72,7 @@ func (m *ipClaimModel) set(c lifecycle.IPClaim) {
 	} else if m.Prefix.IsUnknown() || m.CIDR.IsUnknown() {
 		m.Prefix, m.CIDR = types.Int64Null(), types.StringNull()
 	}
-	m.Gateway = nullableString(c.Gateway)
+	m.Gateway = tfglue.NullableString(c.Gateway)
 	m.DNSServers = tfglue.StringList(c.DNSServers)
 }
 

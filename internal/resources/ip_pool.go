@@ -146,23 +146,16 @@ func (m *ipPoolModel) spec(ctx context.Context, diags *diag.Diagnostics) lifecyc
 	return s
 }
 
-func nullableString(s string) types.String {
-	if s == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(s)
-}
-
 // set records spec in the model (empty lists and maps as null: the schema
 // never accepts them empty).
 func (m *ipPoolModel) set(spec lifecycle.IPPoolSpec) {
 	m.ID = types.StringValue(spec.Name)
 	m.Name = types.StringValue(spec.Name)
 	m.Prefix = types.Int64Value(int64(spec.Prefix))
-	m.Gateway = nullableString(spec.Gateway)
+	m.Gateway = tfglue.NullableString(spec.Gateway)
 	m.Ranges = nil
 	for _, x := range spec.Ranges {
-		r := ipRangeModel{Start: nullableString(x.Start), End: nullableString(x.End), Subnet: nullableString(x.Subnet),
+		r := ipRangeModel{Start: tfglue.NullableString(x.Start), End: tfglue.NullableString(x.End), Subnet: tfglue.NullableString(x.Subnet),
 			Exclude: types.ListNull(types.StringType)}
 		if len(x.Exclude) > 0 {
 			r.Exclude = tfglue.StringList(x.Exclude)

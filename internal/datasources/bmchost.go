@@ -103,24 +103,28 @@ func (b *base) firmware(diags *diag.Diagnostics) lifecycle.FirmwareCatalog {
 
 // readFirmware is the Read of the data sources over the firmware catalog
 // (baremetal_firmware, baremetal_firmware_schema): it reads the
-// configuration into a model and its host, read fills the model from the
-// catalog, and the model is the state. An error of read is reported as
-// reading what of the host.
+// configuration into a model M and its host, fetches from the catalog what
+// the model shows (a method of lifecycle.FirmwareCatalog), the model sets
+// itself from it, and the model is the state. An error of fetch is
+// reported as reading what of the host.
 func readFirmware[M any, P interface {
 	*M
 	bmcHost() *bmcHostModel
-}](ctx context.Context, b *base, req datasource.ReadRequest, resp *datasource.ReadResponse, what string,
-	read func(fw lifecycle.FirmwareCatalog, host lifecycle.HostSummary, redfish *lifecycle.BMCAccess, m P) error) {
+	set(T)
+}, T any](ctx context.Context, b *base, req datasource.ReadRequest, resp *datasource.ReadResponse, what string,
+	fetch func(fw lifecycle.FirmwareCatalog, ctx context.Context, idOrName string, redfish *lifecycle.BMCAccess) (T, error)) {
 	m := P(new(M))
 	fw := b.firmware(&resp.Diagnostics)
 	host, redfish, ok := b.readBMCHost(ctx, req.Config, m, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	if err := read(fw, host, redfish, m); err != nil {
+	v, err := fetch(fw, ctx, host.ID, redfish)
+	if err != nil {
 		key := m.bmcHost().HostID.ValueString()
 		hostReadDiag(&resp.Diagnostics, "host_id", "UUID or name", key, "Reading "+what+" of host "+key, err)
 		return
 	}
+	m.set(v)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }

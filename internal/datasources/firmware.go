@@ -65,22 +65,19 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *firmwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readFirmware(ctx, &d.base, req, resp, "the firmware",
-		func(fw lifecycle.FirmwareCatalog, host lifecycle.HostSummary, redfish *lifecycle.BMCAccess, m *firmwareDataModel) error {
-			inv, err := fw.Firmware(ctx, host.ID, redfish)
-			if err != nil {
-				return err
-			}
-			m.Source = types.StringValue(inv.Source)
-			m.BIOSVersion = types.StringValue(inv.BIOSVersion)
-			m.Components = []firmwareComponentModel{}
-			for _, c := range inv.Components {
-				m.Components = append(m.Components, firmwareComponentModel{
-					ID: types.StringValue(c.ID), Name: types.StringValue(c.Name),
-					Version: types.StringValue(c.Version), Updateable: types.BoolValue(c.Updateable),
-					RelatedTo: tfglue.StringList(c.RelatedTo),
-				})
-			}
-			return nil
+	readFirmware[firmwareDataModel](ctx, &d.base, req, resp, "the firmware", lifecycle.FirmwareCatalog.Firmware)
+}
+
+// set records the firmware inventory in the model.
+func (m *firmwareDataModel) set(inv *lifecycle.FirmwareInventory) {
+	m.Source = types.StringValue(inv.Source)
+	m.BIOSVersion = types.StringValue(inv.BIOSVersion)
+	m.Components = []firmwareComponentModel{}
+	for _, c := range inv.Components {
+		m.Components = append(m.Components, firmwareComponentModel{
+			ID: types.StringValue(c.ID), Name: types.StringValue(c.Name),
+			Version: types.StringValue(c.Version), Updateable: types.BoolValue(c.Updateable),
+			RelatedTo: tfglue.StringList(c.RelatedTo),
 		})
+	}
 }

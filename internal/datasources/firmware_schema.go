@@ -74,16 +74,13 @@ func (d *firmwareSchemaDataSource) Schema(_ context.Context, _ datasource.Schema
 }
 
 func (d *firmwareSchemaDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	readFirmware(ctx, &d.base, req, resp, "the BIOS attribute registry",
-		func(fw lifecycle.FirmwareCatalog, host lifecycle.HostSummary, redfish *lifecycle.BMCAccess, m *firmwareSchemaDataModel) error {
-			b, err := fw.BIOS(ctx, host.ID, redfish)
-			if err != nil {
-				return err
-			}
-			m.Source = types.StringValue(b.SchemaSource)
-			m.Attributes = firmwareSchemaSettings(b)
-			return nil
-		})
+	readFirmware[firmwareSchemaDataModel](ctx, &d.base, req, resp, "the BIOS attribute registry", lifecycle.FirmwareCatalog.BIOS)
+}
+
+// set records the BIOS attribute registry in the model.
+func (m *firmwareSchemaDataModel) set(b *lifecycle.BIOS) {
+	m.Source = types.StringValue(b.SchemaSource)
+	m.Attributes = firmwareSchemaSettings(b)
 }
 
 // firmwareSchemaSettings is the attributes map of b.

@@ -44,22 +44,16 @@ func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 		Attributes: bmcHostAttributes("lists no firmware components",
 			"Where the components came from: `ironic` (firmware API), `redfish` (the BMC) or `none`.", map[string]schema.Attribute{
 				"bios_version": computedString("The BIOS version (the `bios` component's, else the system's BiosVersion)."),
-				"components": schema.ListNestedAttribute{
-					Computed:    true,
-					Description: "The firmware components, sorted by id.",
-					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-						"id":         computedString("Ironic's component name (`bios`, `bmc`, `nic:...`) or the Redfish inventory item's Id."),
-						"name":       computedString("The component's name."),
-						"version":    computedString("The version installed now."),
-						"updateable": schema.BoolAttribute{Computed: true, Description: "Whether the component can be updated."},
-						"related_to": schema.ListAttribute{
-							Computed: true, ElementType: types.StringType,
-							Description: "The Redfish resources the component belongs to, as the BMC links them (its `RelatedItem`: " +
-								"the system, a manager, a drive, a NIC, a power supply, ...); empty for Ironic's components and " +
-								"for items the BMC relates to nothing.",
-						},
-					}},
-				},
+				"components": computedObjects("The firmware components, sorted by id.", map[string]schema.Attribute{
+					"id":         computedString("Ironic's component name (`bios`, `bmc`, `nic:...`) or the Redfish inventory item's Id."),
+					"name":       computedString("The component's name."),
+					"version":    computedString("The version installed now."),
+					"updateable": computedBool("Whether the component can be updated."),
+					"related_to": computedList(types.StringType,
+						"The Redfish resources the component belongs to, as the BMC links them (its `RelatedItem`: "+
+							"the system, a manager, a drive, a NIC, a power supply, ...); empty for Ironic's components and "+
+							"for items the BMC relates to nothing."),
+				}),
 			}),
 	}
 }

@@ -232,21 +232,6 @@ func int64List(ids []int) types.List {
 	return types.ListValueMust(types.Int64Type, vals)
 }
 
-// computedObject is a computed nested object of the hardware schema.
-func computedObject(desc string, attrs map[string]schema.Attribute) schema.SingleNestedAttribute {
-	return schema.SingleNestedAttribute{Computed: true, Description: desc, Attributes: attrs}
-}
-
-// computedObjects is a computed list of nested objects.
-func computedObjects(desc string, attrs map[string]schema.Attribute) schema.ListNestedAttribute {
-	return schema.ListNestedAttribute{Computed: true, Description: desc, NestedObject: schema.NestedAttributeObject{Attributes: attrs}}
-}
-
-// computedList is a computed list of elem values.
-func computedList(elem attr.Type, desc string) schema.ListAttribute {
-	return schema.ListAttribute{Computed: true, ElementType: elem, Description: desc}
-}
-
 // speedGbps is a link speed, null when unknown.
 func speedGbps(g *int) types.Int64 {
 	if g == nil {

@@ -67,38 +67,24 @@ func summaryAttributes(lookup bool) map[string]schema.Attribute {
 		"maintenance":         computedBool("Whether the node is in maintenance."),
 		"last_error":          computedString("Ironic's last_error for the node, or empty."),
 		"powered_on":          computedBool("Whether Ironic reports the host powered on; null while the power state is unknown."),
-		"labels": schema.MapAttribute{
-			Computed: true, ElementType: types.StringType,
-			Description: "The host's labels (kept in the node's extra).",
-		},
-		"resource_class": computedString("The Ironic resource class."),
-		"traits": schema.ListAttribute{
-			Computed: true, ElementType: types.StringType,
-			Description: "The Ironic traits, sorted.",
-		},
-		"claimed":       computedBool("Whether an allocation (a `baremetal_host_claim`) holds the host."),
-		"allocation_id": computedString("The UUID of the allocation that holds the host, or empty."),
-		"hardware": schema.SingleNestedAttribute{
-			Computed: true,
-			Description: "Hardware summary from the node's properties and ports (null when Ironic knows none). " +
-				"Use the `baremetal_hardware` data source for the full inventory.",
-			Attributes: map[string]schema.Attribute{
-				"cpu_arch":       computedString("CPU architecture (e.g. `x86_64`)."),
-				"cpu_count":      computedInt("Number of CPUs."),
-				"ram_mebibytes":  computedInt("Memory in MiB."),
-				"disk_gigabytes": computedInt("Size of the largest disk in GiB: Ironic's `local_gb`; with `min_disk_gigabytes` set, the largest disk of the inspection inventory when Ironic holds one."),
-				"nics": schema.ListNestedAttribute{
-					Computed:    true,
-					Description: "Network interfaces (from ports or inspection).",
-					NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-						"name": computedString("Interface name, when known."),
-						"mac":  computedString("MAC address."),
-						"ip":   computedString("IP address, when known."),
-						"pxe":  computedBool("Whether the host boots (PXE) from this interface."),
-					}},
-				},
-			},
-		},
+		"labels":              computedMap(types.StringType, "The host's labels (kept in the node's extra)."),
+		"resource_class":      computedString("The Ironic resource class."),
+		"traits":              computedList(types.StringType, "The Ironic traits, sorted."),
+		"claimed":             computedBool("Whether an allocation (a `baremetal_host_claim`) holds the host."),
+		"allocation_id":       computedString("The UUID of the allocation that holds the host, or empty."),
+		"hardware": computedObject("Hardware summary from the node's properties and ports (null when Ironic knows none). "+
+			"Use the `baremetal_hardware` data source for the full inventory.", map[string]schema.Attribute{
+			"cpu_arch":       computedString("CPU architecture (e.g. `x86_64`)."),
+			"cpu_count":      computedInt("Number of CPUs."),
+			"ram_mebibytes":  computedInt("Memory in MiB."),
+			"disk_gigabytes": computedInt("Size of the largest disk in GiB: Ironic's `local_gb`; with `min_disk_gigabytes` set, the largest disk of the inspection inventory when Ironic holds one."),
+			"nics": computedObjects("Network interfaces (from ports or inspection).", map[string]schema.Attribute{
+				"name": computedString("Interface name, when known."),
+				"mac":  computedString("MAC address."),
+				"ip":   computedString("IP address, when known."),
+				"pxe":  computedBool("Whether the host boots (PXE) from this interface."),
+			}),
+		}),
 	}
 	if lookup {
 		attrs["id"] = schema.StringAttribute{
@@ -226,16 +212,10 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"claim and hardware minimums; every filter left unset matches all hosts. Hosts are ordered by name, then UUID.",
 		Attributes: map[string]schema.Attribute{
 			"id": computedString("A digest of the filters."),
-			"provisioning_state": schema.StringAttribute{
-				Optional: true,
-				Description: "Only hosts in this state: a Bare Metal Operator state (`available`, `provisioned`, ...) " +
-					"or an Ironic provision state (`manageable`, `clean failed`, ...).",
-			},
-			"labels": tfglue.LabelSelectorDataSourceSchema("Only hosts whose labels match this selector (every match label and every match expression)."),
-			"resource_class": schema.StringAttribute{
-				Optional: true, Description: "Only hosts with this Ironic resource class.",
-				Validators: []validator.String{validators.ResourceClass()},
-			},
+			"provisioning_state": optString("Only hosts in this state: a Bare Metal Operator state (`available`, `provisioned`, ...) " +
+				"or an Ironic provision state (`manageable`, `clean failed`, ...)."),
+			"labels":         tfglue.LabelSelectorDataSourceSchema("Only hosts whose labels match this selector (every match label and every match expression)."),
+			"resource_class": withString(optString("Only hosts with this Ironic resource class."), validators.ResourceClass()),
 			"traits": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
 				Description: "Only hosts that have all these traits (standard, or `CUSTOM_` in upper case).",
@@ -248,19 +228,9 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"min_cpus":           minInt("Only hosts with at least this many CPUs."),
 			"min_ram_mebibytes":  minInt("Only hosts with at least this much RAM, in MiB."),
 			"min_disk_gigabytes": minInt("Only hosts whose largest disk has at least this many GiB: the largest disk of the inspection inventory when Ironic holds one, else Ironic's `local_gb`."),
-			"hosts": schema.ListNestedAttribute{
-				Computed:     true,
-				Description:  "The matching hosts, by name then UUID.",
-				NestedObject: schema.NestedAttributeObject{Attributes: summaryAttributes(false)},
-			},
-			"ids": schema.ListAttribute{
-				Computed: true, ElementType: types.StringType,
-				Description: "The node UUIDs of `hosts`, in the same order.",
-			},
-			"names": schema.ListAttribute{
-				Computed: true, ElementType: types.StringType,
-				Description: "The names of `hosts`, in the same order.",
-			},
+			"hosts":              computedObjects("The matching hosts, by name then UUID.", summaryAttributes(false)),
+			"ids":                computedList(types.StringType, "The node UUIDs of `hosts`, in the same order."),
+			"names":              computedList(types.StringType, "The names of `hosts`, in the same order."),
 		},
 	}
 }

@@ -129,25 +129,11 @@ type servicesModel struct {
 	DNS types.List `tfsdk:"dns"`
 }
 
-func optString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{Optional: true, Description: desc}
-}
-
-func reqString(desc string) schema.StringAttribute {
-	return schema.StringAttribute{Required: true, Description: desc, Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
-}
-
 func mtuAttr() schema.Int64Attribute {
 	return schema.Int64Attribute{
 		Optional: true, Description: "MTU, 46 to 9000. Default 1500.",
 		Validators: []validator.Int64{int64validator.Between(46, 9000)},
 	}
-}
-
-// withString adds validators to a string attribute.
-func withString(a schema.StringAttribute, v ...validator.String) schema.StringAttribute {
-	a.Validators = append(a.Validators, v...)
-	return a
 }
 
 // ipList is an optional list of IP addresses.
@@ -304,11 +290,8 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					"dns": ipList("DNS server addresses."),
 				},
 			},
-			"host_nics": schema.MapAttribute{
-				Computed: true, ElementType: types.StringType,
-				Description: "The NICs (name to MAC) that `from_host_interface` was resolved against.",
-			},
-			"json": computedString("The rendered network_data.json (keys sorted, so it is stable)."),
+			"host_nics": computedMap(types.StringType, "The NICs (name to MAC) that `from_host_interface` was resolved against."),
+			"json":      computedString("The rendered network_data.json (keys sorted, so it is stable)."),
 		},
 	}
 }

@@ -57,29 +57,11 @@ func spacedText(text string) string {
 	return strings.Join(strings.Fields(regexp.QuoteMeta(text)), `\s+`)
 }
 
-// profileHost is a baremetal_host "h" on system sys-0 of srv, with Ironic's
-// fake BIOS interface: the firmware settings' schema comes from the BMC.
-func profileHost(name string, srv *sim.Server) string {
-	return fmt.Sprintf(`
-resource "baremetal_host" "h" {
-  name = %[1]q
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-%[3]s
-}
-`, name, "redfish+"+srv.SystemURL("sys-0"), acctest.SimHostDriver)
-}
-
-func profileBMC(srv *sim.Server) string {
-	return fmt.Sprintf(`  bmc = {
-    address  = %q
-    username = "admin"
-    password = "password"
-  }
-`, "redfish+"+srv.SystemURL("sys-0"))
+// profileHost is baremetal_host "h" on system sys-0 of srv, with Ironic's
+// fake BIOS interface (acctest.SimHostDriver): the firmware settings'
+// schema comes from the BMC. The firmware resources on it repeat its BMC().
+func profileHost(name string, srv *sim.Server) acctest.SimHost {
+	return acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password"}
 }
 
 // TestAccFirmwareSettings_bmcProfiles: on each vendor profile (iLO-, iDRAC-
@@ -93,12 +75,13 @@ func TestAccFirmwareSettings_bmcProfiles(t *testing.T) {
 		t.Run(p.dialect, func(t *testing.T) {
 			name := acctest.Name("tfacc-prof-fs")
 			srv, _ := acctest.StartSimDialect(t, p.dialect, 1, "admin", "password")
+			host := profileHost(name, srv)
 			config := func(setting string) string {
-				return profileHost(name, srv) + `
+				return host.HCL() + `
 resource "baremetal_firmware_settings" "fw" {
   host_id  = baremetal_host.h.id
   settings = { ` + setting + ` }
-` + profileBMC(srv) + `}
+` + host.BMC() + `}
 `
 			}
 			lockedName, _, _ := strings.Cut(p.locked, " ")
@@ -154,11 +137,12 @@ func TestAccFirmwareUpdate_bmcProfiles(t *testing.T) {
 			if err := srv.SetFaults("sys-0", faults); err != nil {
 				t.Fatal(err)
 			}
+			host := profileHost(name, srv)
 			update := func(version string) string {
-				return profileHost(name, srv) + `
+				return host.HCL() + `
 resource "baremetal_firmware_update" "u" {
   host_id = baremetal_host.h.id
-` + profileBMC(srv) + `  updates = [{ component = "bios", url = "http://images.invalid/rom-` + version + `.bin" }]
+` + host.BMC() + `  updates = [{ component = "bios", url = "http://images.invalid/rom-` + version + `.bin" }]
 }
 `
 			}
@@ -204,7 +188,7 @@ resource "baremetal_firmware_update" "u" {
 				},
 				{
 					PreConfig: func() { _ = srv.ClearFaults("sys-0") },
-					Config:    profileHost(name, srv),
+					Config:    host.HCL(),
 					Check:     notInMaintenance(t, sc, name),
 				},
 			})

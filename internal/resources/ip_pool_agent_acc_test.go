@@ -26,7 +26,7 @@ func TestAccIPPool_deployNetworkData(t *testing.T) {
 	acctest.Ironic(t)
 	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
 	img := acctest.ImageServer(t)
-	address := "redfish+" + srv.SystemURL("sys-0")
+	address := acctest.SimAddress(srv, "sys-0")
 	config := poolHCL(pool, 95, 10, 19) + fmt.Sprintf(`
 resource "baremetal_ip_pool" "storage" {
   name        = "%[1]s-st"

@@ -298,11 +298,8 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 
 // listStrings reads a list of strings (nil when null or unknown).
 func listStrings(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
-	if l.IsNull() || l.IsUnknown() {
-		return nil
-	}
 	var out []string
-	diags.Append(l.ElementsAs(ctx, &out, false)...)
+	tfglue.ElementsAs(ctx, l, &out, diags)
 	return out
 }
 
@@ -483,9 +480,7 @@ func (d *networkDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		return
 	}
 	var explicit map[string]string
-	if !m.NICs.IsNull() && !m.NICs.IsUnknown() {
-		resp.Diagnostics.Append(m.NICs.ElementsAs(ctx, &explicit, false)...)
-	}
+	tfglue.ElementsAs(ctx, m.NICs, &explicit, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

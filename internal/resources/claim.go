@@ -53,10 +53,8 @@ type claimModel struct {
 func (m *claimModel) selector(ctx context.Context) (lifecycle.Selector, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	sel := m.HostFilter.Selector(ctx, &diags)
-	if !m.Candidates.IsNull() && !m.Candidates.IsUnknown() {
-		diags.Append(m.Candidates.ElementsAs(ctx, &sel.Candidates, false)...)
-		sort.Strings(sel.Candidates)
-	}
+	tfglue.ElementsAs(ctx, m.Candidates, &sel.Candidates, &diags)
+	sort.Strings(sel.Candidates)
 	return sel, diags
 }
 

@@ -55,6 +55,12 @@ const ipStorageDoc = "Pools and their addresses are kept in the Ironic the provi
 	"The templates are never applied: a deploy template only acts on a node whose deployment asks for the trait of its " +
 	"name, and their one step has priority 0, which Ironic never runs."
 
+// ipAddress is an optional IP address.
+func ipAddress(desc string) schema.StringAttribute {
+	return schema.StringAttribute{Optional: true, Description: desc, Validators: []validator.String{validators.IPAddress()}}
+}
+
+// ipList is an optional, non-empty list of IP addresses.
 func ipList(desc string) schema.ListAttribute {
 	return schema.ListAttribute{
 		Optional: true, ElementType: types.StringType, Description: desc,
@@ -82,14 +88,8 @@ func (r *ipPoolResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 					"(`prefix` applied to the first range). Ranges may not overlap. The gateway is never handed out.",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"start": schema.StringAttribute{
-						Optional: true, Description: "First address of the range (with `end`; not with `subnet`).",
-						Validators: []validator.String{validators.IPAddress()},
-					},
-					"end": schema.StringAttribute{
-						Optional: true, Description: "Last address of the range, inclusive, not before `start`, of the same family.",
-						Validators: []validator.String{validators.IPAddress()},
-					},
+					"start": ipAddress("First address of the range (with `end`; not with `subnet`)."),
+					"end":   ipAddress("Last address of the range, inclusive, not before `start`, of the same family."),
 					"subnet": schema.StringAttribute{
 						Optional: true,
 						Description: "A CIDR inside the network, e.g. `10.0.0.64/26`: every address of it except the subnet's " +
@@ -107,10 +107,7 @@ func (r *ipPoolResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Description: "The network's prefix length (1-32 for IPv4, 1-128 for IPv6), as claims and " +
 					"`network_data.json` give it.",
 			},
-			"gateway": schema.StringAttribute{
-				Optional: true, Description: "The network's default gateway, inside the network.",
-				Validators: []validator.String{validators.IPAddress()},
-			},
+			"gateway":     ipAddress("The network's default gateway, inside the network."),
 			"dns_servers": ipList("DNS servers of the network."),
 			"pre_allocations": schema.MapAttribute{
 				Optional: true, ElementType: types.StringType,
@@ -132,17 +129,11 @@ func (m *ipPoolModel) spec(ctx context.Context, diags *diag.Diagnostics) lifecyc
 	s := lifecycle.IPPoolSpec{Name: m.Name.ValueString(), Prefix: int(m.Prefix.ValueInt64()), Gateway: m.Gateway.ValueString()}
 	for _, r := range m.Ranges {
 		x := lifecycle.IPRange{Start: r.Start.ValueString(), End: r.End.ValueString(), Subnet: r.Subnet.ValueString()}
-		if !r.Exclude.IsNull() && !r.Exclude.IsUnknown() {
-			diags.Append(r.Exclude.ElementsAs(ctx, &x.Exclude, false)...)
-		}
+		tfglue.ElementsAs(ctx, r.Exclude, &x.Exclude, diags)
 		s.Ranges = append(s.Ranges, x)
 	}
-	if !m.DNSServers.IsNull() && !m.DNSServers.IsUnknown() {
-		diags.Append(m.DNSServers.ElementsAs(ctx, &s.DNSServers, false)...)
-	}
-	if !m.PreAllocations.IsNull() && !m.PreAllocations.IsUnknown() {
-		diags.Append(m.PreAllocations.ElementsAs(ctx, &s.PreAllocations, false)...)
-	}
+	tfglue.ElementsAs(ctx, m.DNSServers, &s.DNSServers, diags)
+	tfglue.ElementsAs(ctx, m.PreAllocations, &s.PreAllocations, diags)
 	return s
 }
 

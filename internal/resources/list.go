@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -172,9 +173,7 @@ func (f *listFilterModel) query(ctx context.Context, diags *diag.Diagnostics) li
 		}
 		q.NameRegex = re
 	}
-	if !f.Labels.IsNull() && !f.Labels.IsUnknown() {
-		diags.Append(f.Labels.ElementsAs(ctx, &q.Labels, false)...)
-	}
+	tfglue.ElementsAs(ctx, f.Labels, &q.Labels, diags)
 	return q
 }
 

@@ -42,6 +42,10 @@ const (
 	// maxErrorBodyPeek is how much of a 409 body is read to find out
 	// whether it is Ironic's NodeLocked.
 	maxErrorBodyPeek = 64 << 10
+
+	// idleConnTimeout closes a connection idle this long (see
+	// newHTTPClientTLS); longer than the watcher's slowest poll.
+	idleConnTimeout = 30 * time.Second
 )
 
 // retryMode tells the transport how much it may retry one request. It
@@ -315,8 +319,15 @@ func newHTTPClientTLS(cfg Config, tlsConf *tls.Config) *http.Client {
 
 	base := http.DefaultTransport.(*http.Transport).Clone() //nolint:forcetypeassert // the standard library's own type
 	base.TLSClientConfig = tlsConf
-	// One connection per request in flight, kept for the next ones.
+	// One connection per request in flight, kept for the next ones, but
+	// not for long: each open connection holds one of the Ironic API's
+	// greenthreads (oslo.service's wsgi_default_pool_size, 100 by default),
+	// idle or not, and at 100 the API stops accepting. Waits poll every few
+	// seconds, so a live apply keeps its connections; Go's default of 90 s
+	// let finished provider runs (the acceptance tests run hundreds in one
+	// process) fill Ironic's pool.
 	base.MaxIdleConnsPerHost = MaxInFlight
+	base.IdleConnTimeout = idleConnTimeout
 
 	inner := &http.Client{
 		Transport: &loggingTransport{base: newLimitTransport(base, MaxInFlight)},

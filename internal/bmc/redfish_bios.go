@@ -1,11 +1,15 @@
 package bmc
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/stmcginnis/gofish/schemas"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 // This file is a system's BIOS resource and its attribute registry (from
@@ -25,25 +29,9 @@ type BIOSAttribute struct {
 	ResetRequired bool
 	CurrentValue  any
 	// Locks are the registry's Dependencies that make the attribute
-	// read-only or hidden while other attributes have some values.
-	Locks []BIOSLock
-}
-
-// BIOSLock is one registry dependency on an attribute: Property
-// ("ReadOnly", "Hidden" or "GrayOut") is true while the conditions hold.
-type BIOSLock struct {
-	Property string
-	When     []BIOSCondition
-}
-
-// BIOSCondition compares another attribute's current value with Value:
-// Condition is EQU, NEQ, GTR, GEQ, LSS or LEQ; Or joins it to the
-// conditions before it with OR instead of AND.
-type BIOSCondition struct {
-	Attribute string
-	Condition string
-	Value     any
-	Or        bool
+	// read-only or hidden while other attributes have some values; their
+	// condition values are rendered by BIOSValue.
+	Locks []lifecycle.BIOSLock
 }
 
 // BIOSInfo are the BIOS attributes the system has (its Bios resource's
@@ -79,7 +67,7 @@ func (c *RedfishClient) bios(sys *schemas.ComputerSystem) (BIOSInfo, error) {
 	}
 	info := BIOSInfo{}
 	entries := map[string]schemas.Attributes{}
-	locks := map[string][]BIOSLock{}
+	locks := map[string][]lifecycle.BIOSLock{}
 	if reg != nil {
 		info.Registry = b.AttributeRegistry
 		for _, a := range reg.RegistryEntries.Attributes {
@@ -109,28 +97,47 @@ func (c *RedfishClient) bios(sys *schemas.ComputerSystem) (BIOSInfo, error) {
 // registryLock reads a Map dependency that makes its attribute read-only,
 // greyed out or hidden on the current values of others; ok is false for
 // the other kinds (values, bounds, texts), which the provider ignores.
-func registryLock(d schemas.Dependencies) (BIOSLock, bool) {
+func registryLock(d schemas.Dependencies) (lifecycle.BIOSLock, bool) {
 	dep := d.Dependency
 	switch dep.MapToProperty {
 	case schemas.ReadOnlyMapToProperty, schemas.GrayOutMapToProperty, schemas.HiddenMapToProperty:
 	default:
-		return BIOSLock{}, false
+		return lifecycle.BIOSLock{}, false
 	}
 	if on, _ := dep.MapToValue.(bool); !on || dep.MapToAttribute == "" || len(dep.MapFrom) == 0 ||
 		(d.Type != "" && d.Type != schemas.MapDependencyType) {
-		return BIOSLock{}, false
+		return lifecycle.BIOSLock{}, false
 	}
-	l := BIOSLock{Property: string(dep.MapToProperty)}
+	l := lifecycle.BIOSLock{Property: string(dep.MapToProperty)}
 	for _, f := range dep.MapFrom {
 		if f.MapFromProperty != "" && f.MapFromProperty != schemas.CurrentValueMapFromProperty {
-			return BIOSLock{}, false
+			return lifecycle.BIOSLock{}, false
 		}
-		l.When = append(l.When, BIOSCondition{
-			Attribute: f.MapFromAttribute, Condition: string(f.MapFromCondition), Value: f.MapFromValue,
+		l.When = append(l.When, lifecycle.BIOSCondition{
+			Attribute: f.MapFromAttribute, Condition: string(f.MapFromCondition), Value: BIOSValue(f.MapFromValue),
 			Or: f.MapTerms == schemas.ORMapTerms,
 		})
 	}
 	return l, true
+}
+
+// BIOSValue renders a Redfish BIOS attribute value as Ironic stores it:
+// booleans as "True" and "False", numbers without exponent, nil as "".
+func BIOSValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case bool:
+		if x {
+			return "True"
+		}
+		return "False"
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 func registryAttribute(a schemas.Attributes, current any) BIOSAttribute {

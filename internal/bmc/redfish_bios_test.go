@@ -40,3 +40,13 @@ func TestBIOSIsWhatTheSystemHas(t *testing.T) {
 		}
 	}
 }
+
+// Redfish values are rendered as Ironic stores them, for the current
+// values and the values the registry's dependencies compare with.
+func TestBIOSValue(t *testing.T) {
+	for v, want := range map[any]string{nil: "", "x": "x", true: "True", false: "False", 2.5: "2.5", 3: "3"} {
+		if got := BIOSValue(v); got != want {
+			t.Errorf("BIOSValue(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -91,7 +91,7 @@ func (c *Catalog) BIOS(ctx context.Context, idOrName string, redfish *lifecycle.
 			LowerBound: a.LowerBound, UpperBound: a.UpperBound,
 			MinLength: int64p(a.MinLength), MaxLength: int64p(a.MaxLength),
 			ReadOnly: a.ReadOnly, ResetRequired: a.ResetRequired,
-			Value: redfishValue(a.CurrentValue), Locks: biosLocks(a.Locks),
+			Value: bmc.BIOSValue(a.CurrentValue), Locks: a.Locks,
 		}
 		// Ironic's cached value, when it has one, is what the diff and
 		// the drift compare against.
@@ -101,22 +101,6 @@ func (c *Catalog) BIOS(ctx context.Context, idOrName string, redfish *lifecycle.
 		out.Settings[a.Name] = s
 	}
 	return out, nil
-}
-
-// biosLocks are the registry dependencies of one attribute, with values
-// rendered as Ironic stores them.
-func biosLocks(locks []bmc.BIOSLock) []lifecycle.BIOSLock {
-	var out []lifecycle.BIOSLock
-	for _, l := range locks {
-		ll := lifecycle.BIOSLock{Property: l.Property}
-		for _, c := range l.When {
-			ll.When = append(ll.When, lifecycle.BIOSCondition{
-				Attribute: c.Attribute, Condition: c.Condition, Value: redfishValue(c.Value), Or: c.Or,
-			})
-		}
-		out = append(out, ll)
-	}
-	return out
 }
 
 // listBIOS reads GET /v1/nodes/{id}/bios, with detail where the API has it.
@@ -153,24 +137,6 @@ func int64p(p *int) *int64 {
 	}
 	v := int64(*p)
 	return &v
-}
-
-// redfishValue renders a Redfish attribute value as Ironic stores it.
-func redfishValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
-	return fmt.Sprint(v)
 }
 
 // firmwareSteps are the BIOS steps the spec needs, as clean or service

@@ -626,12 +626,7 @@ func TestFakeRegisterKeepsIDWhenLocked(t *testing.T) {
 	}
 }
 
-func TestRedfishValueAndIntProp(t *testing.T) {
-	for v, want := range map[any]string{nil: "", "x": "x", true: "True", false: "False", 2.5: "2.5", 3: "3"} {
-		if got := redfishValue(v); got != want {
-			t.Errorf("redfishValue(%v) = %q, want %q", v, got, want)
-		}
-	}
+func TestIntProp(t *testing.T) {
 	for _, tc := range []struct {
 		v    any
 		want int

@@ -53,7 +53,8 @@ type BIOSLock struct {
 	When     []BIOSCondition
 }
 
-// BIOSCondition compares the value of another setting: Condition is EQU,
+// BIOSCondition compares the value of another setting with Value (as
+// Ironic stores values: "True"/"False" for booleans): Condition is EQU,
 // NEQ, GTR, GEQ, LSS or LEQ.
 type BIOSCondition struct {
 	Attribute string

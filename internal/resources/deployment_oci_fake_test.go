@@ -31,6 +31,7 @@ const ociPullToken = "oci-pull-token-7f3a9"
 // microversions and the release needed, with nothing written to the node.
 // Bad secrets and a secret on an http:// image fail terraform validate.
 func TestAccDeploymentOCI_fake(t *testing.T) {
+	t.Parallel()
 	sentAs := base64.StdEncoding.EncodeToString([]byte("robot:" + ociPullToken))
 	cases := []struct {
 		name      string

@@ -42,6 +42,7 @@ func createPool(t *testing.T, spec lifecycle.IPPoolSpec) {
 // their addresses. A host added later gets the freed address, lowest free
 // first.
 func TestAccIPClaim_forEachRemoveSecond(t *testing.T) {
+	t.Parallel()
 	pool := acctest.Name("acc-pool")
 	cfg := func(hosts ...string) string {
 		q := make([]string, len(hosts))
@@ -126,6 +127,7 @@ resource "terraform_data" "machine" {
 // Five rounds (destroying both between rounds); each round's counts are
 // logged, with how many creates lost a race (Ironic's 409).
 func TestAccIPClaim_twoWorkspacesAtOnce(t *testing.T) {
+	t.Parallel()
 	pool := acctest.Name("acc-race")
 	createPool(t, lifecycle.IPPoolSpec{Name: pool, Prefix: 24, Gateway: "10.93.0.254",
 		Ranges: []lifecycle.IPRange{{Start: "10.93.0.1", End: "10.93.0.20"}}})
@@ -271,6 +273,7 @@ func (p *holdingProxy) releaseHeld() {
 // none is leaked, and the interrupted owner keeps the address Ironic
 // recorded for it.
 func TestAccIPClaim_killedMidClaim(t *testing.T) {
+	t.Parallel()
 	pool := acctest.Name("acc-kill")
 	createPool(t, lifecycle.IPPoolSpec{Name: pool, Prefix: 24, Ranges: []lifecycle.IPRange{{Start: "10.94.0.10", End: "10.94.0.29"}}})
 	owners := []string{"k-0", "k-1", "k-2", "k-3", "k-4", "k-5"}

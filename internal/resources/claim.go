@@ -163,10 +163,12 @@ func generateClaimName() string {
 func (r *claimResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromState(ctx, &resp.State, resp.Identity, &resp.Diagnostics)
 	var plan claimModel
-	cat, ok := readWith(ctx, req.Plan.Get, &plan, r.claimCatalog, &resp.Diagnostics)
+	ctx, cancel, ok := opCreate.start(ctx, req.Plan, &plan, &plan.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}
+	defer cancel()
+	cat := r.claimCatalog(&resp.Diagnostics)
 	sel, diags := plan.selector(ctx)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
@@ -175,11 +177,6 @@ func (r *claimResource) Create(ctx context.Context, req resource.CreateRequest, 
 		resp.Diagnostics.AddAttributeError(path.Root("labels"), "Invalid label selector", err.Error())
 		return
 	}
-	ctx, cancel, ok := deadline(ctx, plan.Timeouts.Create, defaultCreateTimeout, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	defer cancel()
 
 	name := plan.Name.ValueString()
 	if plan.Name.IsNull() || plan.Name.IsUnknown() || name == "" {
@@ -259,15 +256,15 @@ func (r *claimResource) Update(ctx context.Context, req resource.UpdateRequest, 
 
 func (r *claimResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state claimModel
-	cat, ok := readWith(ctx, req.State.Get, &state, r.claimCatalog, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	ctx, cancel, ok := deadline(ctx, state.Timeouts.Delete, defaultDeleteTimeout, &resp.Diagnostics)
+	ctx, cancel, ok := opDelete.start(ctx, req.State, &state, &state.Timeouts, &resp.Diagnostics)
 	if !ok {
 		return
 	}
 	defer cancel()
+	cat := r.claimCatalog(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	err := lifecycle.ReleaseClaim(ctx, cat, state.AllocationID.ValueString(), state.HostID.ValueString())
 	if err != nil && !detachedDiag(ctx, &resp.Diagnostics, err) {
 		resp.Diagnostics.AddError("Releasing claim "+state.Name.ValueString(),

@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,6 +16,13 @@ const (
 	opCreate operation = iota
 	opUpdate
 	opDelete
+)
+
+// The timeouts of operations whose timeouts block leaves them unset.
+const (
+	defaultCreateTimeout = 60 * time.Minute
+	defaultUpdateTimeout = 60 * time.Minute
+	defaultDeleteTimeout = 60 * time.Minute
 )
 
 // modelSource is the plan or the state an operation reads its model from.
@@ -36,12 +44,17 @@ func (op operation) start(ctx context.Context, src modelSource, m any, t *timeou
 // for an operation whose model is already read. False after an error in
 // diags, also an earlier one, with ctx as it was.
 func (op operation) deadline(ctx context.Context, t timeouts.Value, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	get, def := t.Create, defaultCreateTimeout
 	switch op {
-	case opCreate:
-		return deadline(ctx, t.Create, defaultCreateTimeout, diags)
 	case opUpdate:
-		return deadline(ctx, t.Update, defaultUpdateTimeout, diags)
-	default:
-		return deadline(ctx, t.Delete, defaultDeleteTimeout, diags)
+		get, def = t.Update, defaultUpdateTimeout
+	case opDelete:
+		get, def = t.Delete, defaultDeleteTimeout
 	}
+	timeout, d := get(ctx, def)
+	if diags.Append(d...); diags.HasError() {
+		return ctx, func() {}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return ctx, cancel, true
 }

@@ -98,26 +98,8 @@ func hostErrorDiag(diags *diag.Diagnostics, action string, err error) {
 	diags.AddError(fmt.Sprintf("%s failed", action), err.Error())
 }
 
-const (
-	defaultCreateTimeout = 60 * time.Minute
-	defaultUpdateTimeout = 60 * time.Minute
-	defaultDeleteTimeout = 60 * time.Minute
-	// refreshTimeout bounds one Read.
-	refreshTimeout = 5 * time.Minute
-)
-
-// deadline is ctx bounded by one operation's timeout: get is that
-// operation's getter of the timeouts block (plan.Timeouts.Create, ...), def
-// its default. False after an error, with ctx as it was.
-func deadline(ctx context.Context, get func(context.Context, time.Duration) (time.Duration, diag.Diagnostics),
-	def time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
-	timeout, d := get(ctx, def)
-	if diags.Append(d...); diags.HasError() {
-		return ctx, func() {}, false
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	return ctx, cancel, true
-}
+// refreshTimeout bounds one Read.
+const refreshTimeout = 5 * time.Minute
 
 func timeString(t time.Time) string {
 	if t.IsZero() {

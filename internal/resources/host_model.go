@@ -181,11 +181,8 @@ func (m *hostModel) access(ctx context.Context, wo hostSecrets) (lifecycle.BMCAc
 	}
 	version.Info = map[string]any{}
 	for i, src := range []types.Map{m.DriverInfo, m.DriverSecrets, wo.DriverSecretsWO} {
-		if src.IsNull() || src.IsUnknown() {
-			continue
-		}
 		var kv map[string]string
-		diags.Append(src.ElementsAs(ctx, &kv, false)...)
+		tfglue.ElementsAs(ctx, src, &kv, &diags)
 		for k, v := range kv {
 			a.DriverInfo[k] = v
 			if i < 2 { // not the write-only secrets
@@ -231,13 +228,9 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 		Shard:                 m.Shard.ValueString(),
 	}
 	s.Boot = m.bootSpec()
-	if !m.Labels.IsNull() && !m.Labels.IsUnknown() {
-		diags.Append(m.Labels.ElementsAs(ctx, &s.Labels, false)...)
-	}
-	if !m.Traits.IsNull() && !m.Traits.IsUnknown() {
-		diags.Append(m.Traits.ElementsAs(ctx, &s.Traits, false)...)
-		sort.Strings(s.Traits)
-	}
+	tfglue.ElementsAs(ctx, m.Labels, &s.Labels, &diags)
+	tfglue.ElementsAs(ctx, m.Traits, &s.Traits, &diags)
+	sort.Strings(s.Traits)
 	return s, diags
 }
 

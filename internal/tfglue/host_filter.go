@@ -35,9 +35,7 @@ func (f *HostFilter) Selector(ctx context.Context, diags *diag.Diagnostics) life
 		MinDiskGigabytes: int(f.MinDiskGigabytes.ValueInt64()),
 	}
 	f.Labels.Apply(ctx, &sel, path.Root("labels"), diags)
-	if !f.Traits.IsNull() && !f.Traits.IsUnknown() {
-		diags.Append(f.Traits.ElementsAs(ctx, &sel.Traits, false)...)
-		sort.Strings(sel.Traits)
-	}
+	ElementsAs(ctx, f.Traits, &sel.Traits, diags)
+	sort.Strings(sel.Traits)
 	return sel
 }

@@ -50,9 +50,7 @@ func (l *LabelSelector) Apply(ctx context.Context, sel *lifecycle.Selector, p pa
 	if l == nil {
 		return
 	}
-	if !l.MatchLabels.IsNull() && !l.MatchLabels.IsUnknown() {
-		diags.Append(l.MatchLabels.ElementsAs(ctx, &sel.MatchLabels, false)...)
-	}
+	ElementsAs(ctx, l.MatchLabels, &sel.MatchLabels, diags)
 	for i, e := range l.MatchExpressions {
 		expr := e.expression()
 		if err := expr.Validate(); err != nil {

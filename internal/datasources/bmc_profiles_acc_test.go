@@ -61,11 +61,13 @@ func TestAccFirmware_bmcProfiles(t *testing.T) {
 		t.Run(tc.dialect, func(t *testing.T) {
 			name := acctest.Name("tfacc-prof-ds")
 			srv, profiles := acctest.StartSimDialect(t, tc.dialect, 1, "admin", "password")
-			address := "redfish+" + srv.SystemURL("sys-0")
+			simHost := acctest.SimHost{Resource: "h", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin", Password: "password"}
 			bmc := func(password string) string {
-				return fmt.Sprintf("  bmc = {\n    address  = %q\n    username = \"admin\"\n    password = %q\n  }\n", address, password)
+				h := simHost
+				h.Password = password
+				return h.BMC()
 			}
-			host := fmt.Sprintf("\nresource \"baremetal_host\" \"h\" {\n  name = %q\n%s%s\n}\n", name, bmc("password"), acctest.SimHostDriver)
+			host := simHost.HCL()
 			config := host + `
 data "baremetal_firmware" "fw" {
   host_id = baremetal_host.h.id

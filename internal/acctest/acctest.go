@@ -23,6 +23,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/provider"
@@ -117,6 +119,40 @@ func NodesNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) []node
 		}
 	}
 	return out
+}
+
+// Node reads in full the one Ironic node named name (an error when there
+// is none, or more than one): every acceptance test that checks a node
+// behind Terraform's back reads it here.
+func Node(t *testing.T, name string) (*nodes.Node, error) {
+	t.Helper()
+	sc := Ironic(t)
+	found := NodesNamed(t, sc, name)
+	if len(found) != 1 {
+		return nil, fmt.Errorf("%d Ironic nodes named %s, want exactly 1", len(found), name)
+	}
+	return nodes.Get(context.Background(), sc, found[0].UUID).Extract()
+}
+
+// NodeCheck checks the Ironic node named name (Node) with check.
+func NodeCheck(t *testing.T, name string, check func(*nodes.Node) error) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		n, err := Node(t, name)
+		if err != nil {
+			return err
+		}
+		return check(n)
+	}
+}
+
+// UpdateNode changes the Ironic node ident (its name or UUID) behind
+// Terraform's back, as an operator might, with the JSON patch ops; when
+// Ironic refuses, the test fails saying what it tried to do.
+func UpdateNode(t *testing.T, ident, what string, ops ...nodes.Patch) {
+	t.Helper()
+	if _, err := nodes.Update(context.Background(), Ironic(t), ident, nodes.UpdateOpts(ops)).Extract(); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 }
 
 // DeleteNodeNamed removes a node behind Terraform's back (maintenance on,

@@ -119,3 +119,18 @@ func SimPower(srv *sim.Server, id, want string) resource.TestCheckFunc {
 		return nil
 	}
 }
+
+// SimResetsSince is simulator system id's resets after the first from of
+// them, and how many it has seen in all: the machine's side of every power
+// change, as the acceptance tests count them. It is an error when the
+// system has seen fewer than from.
+func SimResetsSince(srv *sim.Server, id string, from int) (resets []string, total int, err error) {
+	st, err := srv.State(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if from > len(st.Resets) {
+		return nil, 0, fmt.Errorf("simulator %s has %d resets, fewer than the %d seen before", id, len(st.Resets), from)
+	}
+	return st.Resets[from:], len(st.Resets), nil
+}

@@ -45,14 +45,11 @@ resource "baremetal_deployment" "test" {
 // from, and how many there are in all.
 func resetsSince(t *testing.T, srv *sim.Server, from int) ([]string, int) {
 	t.Helper()
-	st, err := srv.State("sys-0")
+	resets, total, err := acctest.SimResetsSince(srv, "sys-0", from)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if from > len(st.Resets) {
-		t.Fatalf("the simulator has %d resets, fewer than the %d seen before", len(st.Resets), from)
-	}
-	return st.Resets[from:], len(st.Resets)
+	return resets, total
 }
 
 // stateResources is the resources of the Terraform state in dir, as JSON,
@@ -345,11 +342,7 @@ action "baremetal_host_inspect" "again" {
 	cli, _, sc := applied(t, host.Name, config)
 	getNode := func() nodes.Node {
 		t.Helper()
-		listed := acctest.NodesNamed(t, sc, host.Name)
-		if len(listed) != 1 {
-			t.Fatalf("%d nodes named %s", len(listed), host.Name)
-		}
-		n, err := nodes.Get(context.Background(), sc, listed[0].UUID).Extract()
+		n, err := acctest.Node(t, host.Name)
 		if err != nil {
 			t.Fatal(err)
 		}

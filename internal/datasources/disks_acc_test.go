@@ -1,7 +1,6 @@
 package datasources_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -17,7 +16,7 @@ import (
 // a 4000 GiB one does not.
 func TestAccHosts_minDiskFromInventory(t *testing.T) {
 	name := acctest.Name("tfacc-disks")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	host := fmt.Sprintf(`
 resource "baremetal_host" "h" {
   name        = %[1]q
@@ -44,12 +43,8 @@ data "baremetal_hosts" "too_big" {
 		{Config: host},
 		{
 			PreConfig: func() {
-				_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
-					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/local_gb", Value: 100},
-				}).Extract()
-				if err != nil {
-					t.Fatalf("set local_gb: %v", err)
-				}
+				acctest.UpdateNode(t, name, "set local_gb",
+					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/local_gb", Value: 100})
 				seedInventory(t, name)
 			},
 			Config: lists,

@@ -120,7 +120,7 @@ func startAgentRig(t *testing.T, prefix string) agentRig {
 	r := agentRig{name: acctest.Name(prefix), sc: acctest.Ironic(t)}
 	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
 	r.srv, r.profile = srv, profiles[0]
-	r.host = agentHost(r.name, "redfish+"+srv.SystemURL("sys-0"))
+	r.host = agentHost(r.name, acctest.SimAddress(srv, "sys-0"))
 	r.states = recordStates(t, r.sc, r.name)
 	return r
 }
@@ -260,16 +260,12 @@ data "baremetal_network_data" "test" {
 // agentHostHardware is agentHost without its network data: the host and
 // the data source of its hardware, read from the BMC.
 func agentHostHardware(name, address string) string {
-	return bootHost(name, address, "") + fmt.Sprintf(`
+	host := bootSimHost(name, address, "")
+	return host.HCL() + `
 data "baremetal_hardware" "test" {
   host_id = baremetal_host.test.id
-  bmc = {
-    address  = %q
-    username = "admin"
-    password = "password"
-  }
-}
-`, address)
+` + host.BMC() + `}
+`
 }
 
 // agentDeployment is the deployment of an agent test: the image with its
@@ -290,7 +286,7 @@ func agentDeployment(url, checksum, checksumType, extra string) string {
 // the deployment cleans the host through the agent again.
 func TestAccAgent_deploy(t *testing.T) {
 	r := startAgentRig(t, "acc-agent-dep")
-	name, sc, srv, states, host := r.name, r.sc, r.srv, r.states, r.host
+	name, srv, states, host := r.name, r.srv, r.states, r.host
 	img := acctest.ImageServer(t)
 	rec := func() agent.Record { r, _ := srv.AgentRecord("sys-0"); return r }
 	recordedTest(t, name, states, []resource.TestStep{
@@ -328,7 +324,7 @@ func TestAccAgent_deploy(t *testing.T) {
 						name, r.Image.URL, r.Image.Algorithm, r.Image.Actual, r.Image.Verdict, r.ConfigDrive.NetworkData, r.ConfigDrive.UserData)
 					return nil
 				},
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.DeployInterface != "direct" || n.ProvisionState != "active" {
 						return fmt.Errorf("node deploy_interface %s, state %s", n.DeployInterface, n.ProvisionState)
 					}
@@ -341,7 +337,7 @@ func TestAccAgent_deploy(t *testing.T) {
 			// Ironic is the witness.)
 			Config: host,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				depNodeCheck(t, sc, name, depProvisionState("available")),
+				acctest.NodeCheck(t, name, depProvisionState("available")),
 				// ("deleting" can be shorter than the recorder's poll.)
 				states.passedThrough("wait call-back", "active", "cleaning", "clean wait", "available"),
 				agentRecord(srv, "sys-0", func(r agent.Record) error {
@@ -363,7 +359,7 @@ func TestAccAgent_checksumMismatch(t *testing.T) {
 	srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
 	img := acctest.ImageServer(t)
 	wrong := strings.Repeat("0", 64)
-	host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
+	host := agentHost(name, acctest.SimAddress(srv, "sys-0"))
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
 		{
 			Config:      host + agentDeployment(img.URL, wrong, "sha256", ""),
@@ -390,7 +386,7 @@ func TestAccAgent_checksumMismatch(t *testing.T) {
 // agent, which offers it in its deploy steps.
 func TestAccAgent_customDeploy(t *testing.T) {
 	r := startAgentRig(t, "acc-agent-cust")
-	name, sc, srv, states, host := r.name, r.sc, r.srv, r.states, r.host
+	name, srv, states, host := r.name, r.srv, r.states, r.host
 	recordedTest(t, name, states, []resource.TestStep{{
 		Config: host + `
 resource "baremetal_deployment" "test" {
@@ -402,7 +398,7 @@ resource "baremetal_deployment" "test" {
 		Check: resource.ComposeAggregateTestCheckFunc(
 			resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 			states.passedThrough("deploying", "wait call-back", "active"),
-			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+			acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 				if n.DeployInterface != "custom-agent" {
 					return fmt.Errorf("deploy_interface %s", n.DeployInterface)
 				}
@@ -435,7 +431,7 @@ func TestAccAgent_faults(t *testing.T) {
 			name := acctest.Name("acc-agent-" + tc.name)
 			srv, _ := acctest.StartAgentSim(t, 1, "admin", "password")
 			img := acctest.ImageServer(t)
-			host := agentHost(name, "redfish+"+srv.SystemURL("sys-0"))
+			host := agentHost(name, acctest.SimAddress(srv, "sys-0"))
 			acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
 				{Config: host},
 				{
@@ -456,7 +452,7 @@ func TestAccAgent_faults(t *testing.T) {
 				{
 					PreConfig: func() { srv.Agent("sys-0").SetFaults(agent.Faults{}) },
 					Config:    host,
-					Check:     depNodeCheck(t, sc, name, depProvisionState("available")),
+					Check:     acctest.NodeCheck(t, name, depProvisionState("available")),
 				},
 			})
 		})

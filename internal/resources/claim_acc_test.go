@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -126,15 +125,10 @@ func wrapped(phrases ...string) *regexp.Regexp {
 // carry no allocation.
 func hostsUnclaimed(t *testing.T, names ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		sc := acctest.Ironic(t)
 		for _, name := range names {
-			found := acctest.NodesNamed(t, sc, name)
-			if len(found) != 1 {
-				return fmt.Errorf("host %s: %d nodes, want 1 (the host must survive its claim)", name, len(found))
-			}
-			n, err := nodes.Get(context.Background(), sc, found[0].UUID).Extract()
+			n, err := acctest.Node(t, name)
 			if err != nil {
-				return err
+				return fmt.Errorf("host %s: %w (the host must survive its claim)", name, err)
 			}
 			if n.AllocationUUID != "" || n.InstanceUUID != "" {
 				return fmt.Errorf("host %s still claimed: allocation %q, instance %q", name, n.AllocationUUID, n.InstanceUUID)

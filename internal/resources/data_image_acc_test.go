@@ -48,7 +48,7 @@ func simMedia(srv *sim.Server, id, want string) resource.TestCheckFunc {
 // that Ironic's log shows the maintenance set and cleared around the insert.
 func maintenanceAround(t *testing.T, name string, mark **acctest.LogMark) resource.TestCheckFunc {
 	return resource.ComposeTestCheckFunc(
-		nodeHas(t, name, func(n *nodes.Node) error {
+		acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 			if n.Maintenance {
 				return fmt.Errorf("node %s still in maintenance (%q)", name, n.MaintenanceReason)
 			}

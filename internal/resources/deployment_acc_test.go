@@ -55,12 +55,18 @@ func depImage(url, extra string) string {
 // the qcow2 image at url with checksum (and checksum_type unless empty),
 // with extra arguments: the one deployment block of these tests.
 func deployment(url, checksum, checksumType, extra string) string {
+	return deploymentOn("baremetal_host.test.id", url, checksum, checksumType, extra)
+}
+
+// deploymentOn is deployment on the host hostID (an HCL expression, such
+// as a claim's host_id).
+func deploymentOn(hostID, url, checksum, checksumType, extra string) string {
 	if checksumType != "" {
 		checksumType = fmt.Sprintf("\n    checksum_type = %q", checksumType)
 	}
 	return fmt.Sprintf(`
 resource "baremetal_deployment" "test" {
-  host_id = baremetal_host.test.id
+  host_id = %s
   image = {
     url      = %q
     checksum = %q%s
@@ -68,27 +74,7 @@ resource "baremetal_deployment" "test" {
   }
 %s
 }
-`, url, checksum, checksumType, extra)
-}
-
-// depNode reads the node named name straight from Ironic.
-func depNode(t *testing.T, sc *gophercloud.ServiceClient, name string) (*nodes.Node, error) {
-	t.Helper()
-	found := acctest.NodesNamed(t, sc, name)
-	if len(found) != 1 {
-		return nil, fmt.Errorf("%d Ironic nodes named %s, want exactly 1", len(found), name)
-	}
-	return nodes.Get(context.Background(), sc, found[0].UUID).Extract()
-}
-
-func depNodeCheck(t *testing.T, sc *gophercloud.ServiceClient, name string, check func(*nodes.Node) error) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		n, err := depNode(t, sc, name)
-		if err != nil {
-			return err
-		}
-		return check(n)
-	}
+`, hostID, url, checksum, checksumType, extra)
 }
 
 func depProvisionState(want string) func(*nodes.Node) error {
@@ -117,7 +103,7 @@ func depStateChecks(image string) []statecheck.StateCheck {
 
 func TestAccDeployment_lifecycle(t *testing.T) {
 	name := acctest.Name("acc-dep")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	acctest.ParallelTest(t, nil, []resource.TestStep{
 		{ // provisioning -> provisioned; the harness checks that a second plan is empty.
 			Config: depConfig(name, depImage(depImageA, "")),
@@ -127,7 +113,7 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 				expectAttr(dep, "provisioning_retries", knownvalue.Int64Exact(0)),
 			),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if err := depProvisionState("active")(n); err != nil {
 						return err
 					}
@@ -165,7 +151,7 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 			},
 			ConfigStateChecks: depStateChecks(depImageB),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if err := depProvisionState("active")(n); err != nil {
 						return err
 					}
@@ -181,7 +167,7 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 			// destroy: Ironic is the witness.)
 			Config: depConfig(name, ""),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if err := depProvisionState("available")(n); err != nil {
 						return err
 					}
@@ -205,7 +191,7 @@ func TestAccDeployment_lifecycle(t *testing.T) {
 // can be deployed again.
 func TestAccDeployment_failure(t *testing.T) {
 	name := acctest.Name("acc-depfail")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	liveISO := `
 resource "baremetal_deployment" "test" {
   host_id = baremetal_host.test.id
@@ -235,14 +221,14 @@ resource "baremetal_deployment" "test" {
 					}
 					return nil
 				},
-				depNodeCheck(t, sc, name, depProvisionState("available")),
+				acctest.NodeCheck(t, name, depProvisionState("available")),
 			),
 		},
 		{ // And it deploys fine afterwards.
 			Config: depConfig(name, depImage(depImageA, "")),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				depNodeCheck(t, sc, name, depProvisionState("active")),
+				acctest.NodeCheck(t, name, depProvisionState("active")),
 			),
 		},
 	})
@@ -253,7 +239,7 @@ resource "baremetal_deployment" "test" {
 func depUndeployOutside(t *testing.T, sc *gophercloud.ServiceClient, name string) {
 	t.Helper()
 	ctx := context.Background()
-	n, err := depNode(t, sc, name)
+	n, err := acctest.Node(t, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +283,7 @@ func TestAccDeployment_drift(t *testing.T) {
 			},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				depNodeCheck(t, sc, name, depProvisionState("active")),
+				acctest.NodeCheck(t, name, depProvisionState("active")),
 			),
 		},
 	})
@@ -402,7 +388,7 @@ func depConfigDriveMAC(mac string) func(*nodes.Node) error {
 // checks that a second plan is empty. Destroying all but the host
 // deprovisions and releases it: available, unclaimed, kept.
 func TestAccDeployment_claimedWithNetworkData(t *testing.T) {
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	_, prof, simHost := acctest.StartSimHost(t, "acc-depnd", "admin", "password")
 	name := simHost.Name
 	simHost.Extra = fmt.Sprintf("  labels = { pool = %q }", name)
@@ -417,19 +403,10 @@ resource "baremetal_host_claim" "test" {
 data "baremetal_hardware" "test" {
   host_id = baremetal_host_claim.test.host_id
 %[2]s}
-%[5]s
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host_claim.test.host_id
-  image = {
-    url      = %[3]q
-    checksum = %[4]q
-    format   = "qcow2"
-  }
-  user_data            = "#cloud-config\nhostname: ${baremetal_host_claim.test.host_name}\n"
+`, name, simHost.BMC()) + provisioningNetworkData("baremetal_host_claim.test.host_id") +
+		deploymentOn("baremetal_host_claim.test.host_id", depImageA, depMD5, "", `  user_data            = "#cloud-config\nhostname: ${baremetal_host_claim.test.host_name}\n"
   network_data         = data.baremetal_network_data.test.json
-  provisioning_retries = 0
-}
-`, name, simHost.BMC(), depImageA, depMD5, provisioningNetworkData("baremetal_host_claim.test.host_id"))
+  provisioning_retries = 0`)
 	eno1 := prof.NICs[0].MAC
 	acctest.ParallelTest(t, nil, []resource.TestStep{
 		{
@@ -444,7 +421,7 @@ resource "baremetal_deployment" "test" {
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 				resource.TestCheckResourceAttrPair("baremetal_deployment.test", "network_data", "data.baremetal_network_data.test", "json"),
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "host_name", name),
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if err := depProvisionState("active")(n); err != nil {
 						return err
 					}

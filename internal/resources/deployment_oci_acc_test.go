@@ -21,7 +21,6 @@ import (
 func TestAccDeployment_ociOnOldIronic(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-oci")
-	sc := acctest.Ironic(t)
 	reg := acctest.OCIRegistry(t)
 	pullSecret := reg.User + ":" + reg.Password
 	deployment := fmt.Sprintf(`
@@ -60,7 +59,7 @@ resource "baremetal_deployment" "test" {
 				Check: resource.ComposeAggregateTestCheckFunc(
 					stateHasNo(reg.Password),
 					func(*terraform.State) error {
-						n, err := depNode(t, sc, name)
+						n, err := acctest.Node(t, name)
 						if err != nil {
 							return err
 						}

@@ -28,7 +28,7 @@ func detachedHost(name string, detached bool) string {
 // provision state ps, powered on, and in maintenance with the detach
 // reason.
 func detachedNode(t *testing.T, name string, id *string, ps string) resource.TestCheckFunc {
-	return nodeHas(t, name, func(n *nodes.Node) error {
+	return acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 		if n.UUID != *id || n.ProvisionState != ps || n.PowerState != "power on" {
 			return fmt.Errorf("node %s: %s, %q, %q; want %s, %q, power on", n.Name, n.UUID, n.ProvisionState, n.PowerState, *id, ps)
 		}
@@ -74,21 +74,11 @@ func noWritesSince(t *testing.T, mark **acctest.LogMark, id *string, name string
 func TestAccDetached_deploymentDestroy(t *testing.T) {
 	name := acctest.Name("acc-detdep")
 	config := func(detached bool, image string) string {
-		return detachedHost(name, detached) + fmt.Sprintf(`
+		return detachedHost(name, detached) + `
 resource "baremetal_host_claim" "test" {
   candidates = [baremetal_host.test.id]
 }
-
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host_claim.test.host_id
-  image = {
-    url      = %q
-    checksum = %q
-    format   = "qcow2"
-  }
-  provisioning_retries = 0
-}
-`, image, depMD5)
+` + deploymentOn("baremetal_host_claim.test.host_id", image, depMD5, "", "  provisioning_retries = 0")
 	}
 	var id, alloc string
 	var mark *acctest.LogMark
@@ -129,7 +119,7 @@ resource "baremetal_deployment" "test" {
 			}},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				detachedNode(t, name, &id, "active"),
-				nodeHas(t, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if alloc == "" || n.AllocationUUID != alloc {
 						return fmt.Errorf("node allocation %v, want %s kept", n.AllocationUUID, alloc)
 					}

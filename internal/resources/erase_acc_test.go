@@ -19,7 +19,7 @@ import (
 // erase_devices, and the agent records it on every disk of the host.
 func TestAccAgent_fullErasure(t *testing.T) {
 	r := startAgentRig(t, "acc-agent-erase")
-	name, sc, srv, states := r.name, r.sc, r.srv, r.states
+	name, srv, states := r.name, r.srv, r.states
 	img := acctest.ImageServer(t)
 	host := strings.Replace(r.host, "  name = ", "  automated_cleaning_mode = \"full\"\n  name = ", 1)
 	disks := len(r.profile.Disks)
@@ -40,7 +40,7 @@ func TestAccAgent_fullErasure(t *testing.T) {
 		{
 			Config: host,
 			Check: resource.ComposeAggregateTestCheckFunc(
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.ProvisionState != "available" || n.Extra["erase"] != "done" || n.Extra["automated_cleaning_mode"] != "full" {
 						return fmt.Errorf("node %s, extra %v", n.ProvisionState, n.Extra)
 					}

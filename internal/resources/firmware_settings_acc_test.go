@@ -108,9 +108,9 @@ func cleanBehindTerraform(t *testing.T, sc *gophercloud.ServiceClient, name stri
 
 // provisionUpdatedAt is the node's provision_updated_at: it moves with
 // every provision state change, so an apply that sends no clean leaves it.
-func provisionUpdatedAt(t *testing.T, sc *gophercloud.ServiceClient, name string) time.Time {
+func provisionUpdatedAt(t *testing.T, name string) time.Time {
 	t.Helper()
-	n, err := nodes.Get(context.Background(), sc, acctest.NodesNamed(t, sc, name)[0].UUID).Extract()
+	n, err := acctest.Node(t, name)
 	if err != nil {
 		t.Fatalf("get node: %v", err)
 	}
@@ -170,12 +170,12 @@ func TestAccFirmwareSettings_fake(t *testing.T) {
 			Check:            biosIs(t, sc, name, map[string]string{"ProcVirtualization": "Enabled", "BootMode": "Bios"}),
 		},
 		{ // No setting differs: the update sends no clean.
-			PreConfig:        func() { before = provisionUpdatedAt(t, sc, name) },
+			PreConfig:        func() { before = provisionUpdatedAt(t, name) },
 			Config:           fakeFirmwareConfig(name, changed, true),
 			ConfigPlanChecks: preApply(updates(fs)),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				func(*terraform.State) error {
-					if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
+					if after := provisionUpdatedAt(t, name); !after.Equal(before) {
 						return fmt.Errorf("provision state changed (%v -> %v): a no-op apply cleaned", before, after)
 					}
 					return nil
@@ -253,7 +253,7 @@ resource "baremetal_firmware_settings" "fw" {
 // do, and nothing is sent. Settings already in place are a no-op there.
 func TestAccFirmwareSettings_provisionedBelow187(t *testing.T) {
 	name := acctest.Name("tfacc-fwsvc")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	deployed := depConfig(name, depImage(depImageA, ""))
 	withSettings := deployed + `
 resource "baremetal_firmware_settings" "test" {
@@ -268,7 +268,7 @@ resource "baremetal_firmware_settings" "test" {
 			Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 		},
 		{
-			PreConfig:   func() { before = provisionUpdatedAt(t, sc, name) },
+			PreConfig:   func() { before = provisionUpdatedAt(t, name) },
 			Config:      withSettings,
 			ExpectError: regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87.*Deprovision the host\s+first`),
 		},
@@ -281,7 +281,7 @@ resource "baremetal_firmware_settings" "test" {
 		{ // Nothing was sent: the node is still active, untouched.
 			Config: deployed,
 			Check: func(*terraform.State) error {
-				if after := provisionUpdatedAt(t, sc, name); !after.Equal(before) {
+				if after := provisionUpdatedAt(t, name); !after.Equal(before) {
 					return fmt.Errorf("provision state changed (%v -> %v)", before, after)
 				}
 				return nil

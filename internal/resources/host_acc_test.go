@@ -64,7 +64,7 @@ func TestAccHost_lifecycle(t *testing.T) {
 			},
 			// Ironic is the witness of what state cannot show.
 			Check: resource.ComposeAggregateTestCheckFunc(
-				nodeHas(t, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.PowerState != "power on" {
 						return fmt.Errorf("Ironic power_state %q, want power on", n.PowerState)
 					}
@@ -169,18 +169,6 @@ func oneNodeNamed(t *testing.T, name string, check func(id string) error) resour
 			return fmt.Errorf("want exactly one node named %s, got %d", name, len(n))
 		}
 		return nil
-	}
-}
-
-// nodeHas checks the Ironic node behind Terraform's back.
-func nodeHas(t *testing.T, name string, check func(*nodes.Node) error) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		sc := acctest.Ironic(t)
-		n, err := nodes.Get(context.Background(), sc, name).Extract()
-		if err != nil {
-			return err
-		}
-		return check(n)
 	}
 }
 
@@ -326,7 +314,7 @@ func TestAccHost_externallyProvisioned(t *testing.T) {
 			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "externally provisioned"),
 			resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "active"),
 			resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
-			nodeHas(t, name, func(n *nodes.Node) error {
+			acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 				if n.InspectionFinishedAt != nil {
 					return fmt.Errorf("an adopted host was inspected")
 				}
@@ -340,19 +328,15 @@ func TestAccHost_externallyProvisioned(t *testing.T) {
 // apply puts it back in place.
 func TestAccHost_bootModeDrift(t *testing.T) {
 	name := acctest.Name("acc-drift")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	config := fakeHost(name, `  inspection = "disabled"
   boot_mac_address = "`+acctest.MAC()+`"`)
 	acctest.ParallelTest(t, nil, []resource.TestStep{
 		{Config: config, Check: resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI")},
 		{
 			PreConfig: func() {
-				_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
-					nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/properties/capabilities", Value: "boot_mode:bios"},
-				}).Extract()
-				if err != nil {
-					t.Fatalf("change the boot mode behind Terraform's back: %v", err)
-				}
+				acctest.UpdateNode(t, name, "change the boot mode behind Terraform's back",
+					nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/properties/capabilities", Value: "boot_mode:bios"})
 			},
 			Config:             config,
 			PlanOnly:           true,
@@ -362,7 +346,7 @@ func TestAccHost_bootModeDrift(t *testing.T) {
 			Config: config,
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_host.test", "boot_mode", "UEFI"),
-				nodeHas(t, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if c := n.Properties["capabilities"]; c != "boot_mode:uefi" {
 						return fmt.Errorf("capabilities %v, want boot_mode:uefi back", c)
 					}

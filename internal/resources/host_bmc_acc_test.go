@@ -48,7 +48,7 @@ func inspectedFrom(t *testing.T, name string, p sim.Profile) resource.TestCheckF
 	return func(*terraform.State) error {
 		ctx := context.Background()
 		sc := acctest.Ironic(t)
-		n, err := nodes.Get(ctx, sc, name).Extract()
+		n, err := acctest.Node(t, name)
 		if err != nil {
 			return err
 		}
@@ -120,7 +120,7 @@ func TestAccHostBMC_inspectAndPower(t *testing.T) {
 				resource.TestCheckResourceAttr("baremetal_host.test", "error_count", "0"),
 				resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "false"),
 				inspectedFrom(t, name, prof),
-				nodeHas(t, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.PowerInterface != "redfish" || n.ManagementInterface != "redfish" || n.InspectInterface != "redfish" {
 						return fmt.Errorf("interfaces power=%s management=%s inspect=%s, want redfish",
 							n.PowerInterface, n.ManagementInterface, n.InspectInterface)
@@ -325,7 +325,7 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 			Config: first.HCL(),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
-				nodeHas(t, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.DriverInfo["redfish_username"] != bmcUser {
 						return fmt.Errorf("driver_info.redfish_username = %v", n.DriverInfo["redfish_username"])
 					}
@@ -348,7 +348,7 @@ func TestAccHostBMC_credentialsChange(t *testing.T) {
 			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 			resource.TestCheckResourceAttr("baremetal_host.test", "powered_on", "true"),
 			resource.TestCheckResourceAttr("baremetal_host.test", "bmc.username", "operator"),
-			nodeHas(t, name, func(n *nodes.Node) error {
+			acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 				if n.DriverInfo["redfish_username"] != "operator" {
 					return fmt.Errorf("driver_info.redfish_username = %v, want operator", n.DriverInfo["redfish_username"])
 				}

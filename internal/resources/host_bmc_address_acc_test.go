@@ -89,7 +89,7 @@ func TestAccHostBMC_addressFixedAfterRegistrationError(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 				resource.TestCheckResourceAttr("baremetal_host.test", "error_type", ""),
-				nodeHas(t, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.UUID != id {
 						return fmt.Errorf("node %s, want the first one, %s", n.UUID, id)
 					}

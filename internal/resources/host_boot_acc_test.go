@@ -1,7 +1,6 @@
 package resources_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -22,9 +21,12 @@ import (
 
 // bootHost is a baremetal_host on simulator system sys-0 with the agent
 // driver and extra arguments.
-func bootHost(name, address, extra string) string {
+func bootHost(name, address, extra string) string { return bootSimHost(name, address, extra).HCL() }
+
+// bootSimHost is bootHost's host, for its BMC() block.
+func bootSimHost(name, address, extra string) acctest.SimHost {
 	return acctest.SimHost{Name: name, Address: address, Username: "admin", Password: "password",
-		Driver: acctest.SimAgentHostDriver, Extra: extra}.HCL()
+		Driver: acctest.SimAgentHostDriver, Extra: extra}
 }
 
 // staticNetworkData is network_data.json giving the first NIC of the
@@ -52,7 +54,7 @@ func TestAccHostBoot_dhcpLessWithNetworkData(t *testing.T) {
 		Check: resource.ComposeAggregateTestCheckFunc(
 			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 			states.passedThrough("clean wait", "available"),
-			depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+			acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 				if links, _ := n.NetworkData["links"].([]any); len(links) != 1 {
 					return fmt.Errorf("node network_data %v", n.NetworkData)
 				}
@@ -128,13 +130,13 @@ func armDeployImageHCL(imgs string) string {
 func testArmDeploy(t *testing.T, prefix, whose string, host func(name, address, imgs string) string,
 	node func(*nodes.Node) error, more ...resource.TestCheckFunc) {
 	name := acctest.Name(prefix)
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	srv, _ := acctest.StartBootAgentSim(t, "aarch64", false)
 	imgs := acctest.DeployImages(t)
 	img := acctest.ImageServer(t)
 	checks := append([]resource.TestCheckFunc{
 		resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-		depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+		acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 			if n.DriverInfo["deploy_kernel"] != imgs+"/aarch64/vmlinuz" || n.DriverInfo["deploy_ramdisk"] != imgs+"/aarch64/initramfs" ||
 				n.DriverInfo["kernel_append_params"] != "%default% console=ttyAMA0" {
 				return fmt.Errorf("driver_info %v", n.DriverInfo)
@@ -279,7 +281,7 @@ provider "baremetal" {
 // change (an update), and the apply sets them again.
 func TestAccHostBoot_drift(t *testing.T) {
 	name := acctest.Name("acc-boot-drift")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	srv, profile := acctest.StartBootAgentSim(t, "x86_64", false)
 	imgs := acctest.DeployImages(t)
 	kernel := imgs + "/x86_64/vmlinuz"
@@ -291,7 +293,7 @@ func TestAccHostBoot_drift(t *testing.T) {
     ramdisk = "%s/x86_64/initramfs"
   }
 %s`, kernel, imgs, staticNetworkData(profile.NICs[0].MAC)))
-	restored := depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+	restored := acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 		ips, _ := n.NetworkData["networks"].([]any)
 		var first map[string]any
 		if len(ips) > 0 {
@@ -313,19 +315,16 @@ func TestAccHostBoot_drift(t *testing.T) {
 		{
 			// Out of band: another architecture, kernel and address.
 			PreConfig: func() {
-				n, err := depNode(t, sc, name)
+				n, err := acctest.Node(t, name)
 				if err != nil {
 					t.Fatal(err)
 				}
 				nd := n.NetworkData
 				nd["networks"].([]any)[0].(map[string]any)["ip_address"] = "192.0.2.99"
-				if _, err := nodes.Update(context.Background(), sc, n.UUID, nodes.UpdateOpts{
+				acctest.UpdateNode(t, n.UUID, "change the node behind Terraform's back",
 					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/properties/cpu_arch", Value: "aarch64"},
 					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/driver_info/deploy_kernel", Value: imgs + "/aarch64/vmlinuz"},
-					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/network_data", Value: nd},
-				}).Extract(); err != nil {
-					t.Fatal(err)
-				}
+					nodes.UpdateOperation{Op: nodes.AddOp, Path: "/network_data", Value: nd})
 			},
 			RefreshState:       true,
 			ExpectNonEmptyPlan: true,

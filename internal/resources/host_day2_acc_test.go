@@ -24,18 +24,14 @@ import (
 // moves *from to the end.
 func simResetsSince(srv *sim.Server, id string, from *int, want ...string) resource.TestCheckFunc {
 	return resource.ComposeAggregateTestCheckFunc(func(*terraform.State) error {
-		st, err := srv.State(id)
+		got, total, err := acctest.SimResetsSince(srv, id, *from)
 		if err != nil {
 			return err
 		}
-		if *from > len(st.Resets) {
-			return fmt.Errorf("simulator %s has %d resets, fewer than the %d seen before", id, len(st.Resets), *from)
-		}
-		got := st.Resets[*from:]
 		if !slices.Equal(got, want) {
-			return fmt.Errorf("simulator %s resets since the last step %q, want %q (all: %q)", id, got, want, st.Resets)
+			return fmt.Errorf("simulator %s resets since the last step %q, want %q (%d in all)", id, got, want, total)
 		}
-		*from = len(st.Resets)
+		*from = total
 		return nil
 	}, acctest.SimPower(srv, id, sim.PowerOn))
 }
@@ -43,12 +39,9 @@ func simResetsSince(srv *sim.Server, id string, from *int, want ...string) resou
 // simResetCount records how many resets system id has seen so far.
 func simResetCount(srv *sim.Server, id string, n *int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		st, err := srv.State(id)
-		if err != nil {
-			return err
-		}
-		*n = len(st.Resets)
-		return nil
+		_, total, err := acctest.SimResetsSince(srv, id, 0)
+		*n = total
+		return err
 	}
 }
 
@@ -121,7 +114,7 @@ func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 	var id string
 	var resets int
 	nodeIs := func(maintenance bool) resource.TestCheckFunc {
-		return nodeHas(t, name, func(n *nodes.Node) error {
+		return acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 			if n.UUID != id || n.ProvisionState != "available" || n.PowerState != "power on" {
 				return fmt.Errorf("node %s: %s, %s; want %s, available, power on", n.Name, n.UUID, n.ProvisionState, id)
 			}
@@ -317,7 +310,7 @@ func TestAccHostDay2_ports(t *testing.T) {
 			if p1.UUID == "" || p1.PXEEnabled {
 				return fmt.Errorf("port %s in Ironic: %+v", mac1, p1)
 			}
-			n, err := nodes.Get(context.Background(), acctest.Ironic(t), name).Extract()
+			n, err := acctest.Node(t, name)
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func TestAccHost_inspectionOutOfBand(t *testing.T) {
 		Check: resource.ComposeAggregateTestCheckFunc(
 			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 			resource.TestCheckResourceAttr("baremetal_host.test", "inspection", "out-of-band"),
-			nodeHas(t, name, func(n *nodes.Node) error {
+			acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 				if n.Driver != "redfish" || n.InspectInterface != "redfish" {
 					return fmt.Errorf("driver %s inspect_interface %s, want redfish and redfish", n.Driver, n.InspectInterface)
 				}

@@ -268,7 +268,7 @@ func reinspect(t *testing.T, name string, srv *sim.Server) {
 // required", where one row per node is what it reads.
 func keepNewestInventory(t *testing.T, name string) {
 	t.Helper()
-	n, err := nodes.Get(context.Background(), acctest.Ironic(t), name).Extract()
+	n, err := acctest.Node(t, name)
 	if err != nil {
 		t.Fatalf("get node %s: %v", name, err)
 	}

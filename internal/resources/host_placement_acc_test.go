@@ -1,7 +1,6 @@
 package resources_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -21,7 +20,7 @@ import (
 // TestReadPlacement cover its drift).
 func TestAccHost_shardAndConductorGroupReadBack(t *testing.T) {
 	name := acctest.Name("acc-shard")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	config := fakeHost(name, `  inspection = "disabled"
   shard      = "acc-shard-a"
   boot_mac_address = "`+acctest.MAC()+`"`)
@@ -31,7 +30,7 @@ func TestAccHost_shardAndConductorGroupReadBack(t *testing.T) {
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_host.test", "shard", "acc-shard-a"),
 				resource.TestCheckNoResourceAttr("baremetal_host.test", "conductor_group"),
-				nodeHas(t, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.Shard != "acc-shard-a" {
 						return fmt.Errorf("node shard %q, want acc-shard-a", n.Shard)
 					}
@@ -41,19 +40,15 @@ func TestAccHost_shardAndConductorGroupReadBack(t *testing.T) {
 		},
 		{
 			PreConfig: func() {
-				_, err := nodes.Update(context.Background(), sc, name, nodes.UpdateOpts{
-					nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/shard", Value: "moved-away"},
-				}).Extract()
-				if err != nil {
-					t.Fatalf("change the shard behind Terraform's back: %v", err)
-				}
+				acctest.UpdateNode(t, name, "change the shard behind Terraform's back",
+					nodes.UpdateOperation{Op: nodes.ReplaceOp, Path: "/shard", Value: "moved-away"})
 			},
 			Config: config,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionUpdate),
 				plancheck.ExpectKnownValue("baremetal_host.test", tfjsonpath.New("shard"), knownvalue.StringExact("acc-shard-a")),
 			}},
-			Check: nodeHas(t, name, func(n *nodes.Node) error {
+			Check: acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 				if n.Shard != "acc-shard-a" {
 					return fmt.Errorf("node shard %q after apply, want acc-shard-a back", n.Shard)
 				}

@@ -29,23 +29,16 @@ import (
 // NIC with MAC bootMAC, with the x86_64 deploy kernel and ramdisk of
 // acctest.DeployImages at imgs.
 func pxeHost(name, address, bootMAC, imgs, extra string) string {
-	return fmt.Sprintf(`
-resource "baremetal_host" "test" {
-  name = %[1]q
-  bmc = {
-    address  = %[2]q
-    username = "admin"
-    password = "password"
-  }
-  interfaces       = { raid = "no-raid" }
-  boot_mac_address = %[3]q
+	return acctest.SimHost{
+		Name: name, Address: address, Username: "admin", Password: "password",
+		Driver: `  interfaces       = { raid = "no-raid" }`,
+		Extra: fmt.Sprintf(`  boot_mac_address = %[1]q
   deploy_image = {
-    kernel  = "%[4]s/x86_64/vmlinuz"
-    ramdisk = "%[4]s/x86_64/initramfs"
+    kernel  = "%[2]s/x86_64/vmlinuz"
+    ramdisk = "%[2]s/x86_64/initramfs"
   }
-%[5]s
-}
-`, name, address, bootMAC, imgs, extra)
+%[3]s`, bootMAC, imgs, extra),
+	}.HCL()
 }
 
 // hexhyp is a MAC as iPXE's ${mac:hexhyp} writes it, the name of Ironic's
@@ -61,7 +54,7 @@ func hexhyp(mac string) string { return strings.ReplaceAll(strings.ToLower(mac),
 // the host is active Ironic has removed the per-MAC config.
 func TestAccHostPXE_ipxeToActive(t *testing.T) {
 	testNetbootToActive(t, "acc-pxe", "redfish", "redfish", func(srv *sim.Server) (string, string) {
-		return "redfish+" + srv.SystemURL("sys-0"), ""
+		return acctest.SimAddress(srv, "sys-0"), ""
 	})
 }
 
@@ -93,7 +86,7 @@ func testNetbootToActive(t *testing.T, prefix, driver, power string, bmc func(*s
 	mac := profile.NICs[0].MAC
 	configURL := acctest.BootURL() + "/pxelinux.cfg/" + hexhyp(mac)
 	nodeUUID := func() string {
-		n, err := depNode(t, sc, name)
+		n, err := acctest.Node(t, name)
 		if err != nil {
 			return ""
 		}
@@ -104,22 +97,11 @@ func testNetbootToActive(t *testing.T, prefix, driver, power string, bmc func(*s
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{{
-			Config: pxeHost(name, address, mac, imgs, extra) + fmt.Sprintf(`
-resource "baremetal_deployment" "test" {
-  host_id = baremetal_host.test.id
-  image = {
-    url           = %q
-    checksum      = %q
-    checksum_type = "sha256"
-    format        = "qcow2"
-  }
-  provisioning_retries = 0
-}
-`, img.URL, img.SHA256),
+			Config: pxeHost(name, address, mac, imgs, extra) + deployment(img.URL, img.SHA256, "sha256", "  provisioning_retries = 0"),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 				states.passedThrough("inspect wait", "clean wait", "available", "wait call-back", "active"),
-				depNodeCheck(t, sc, name, func(n *nodes.Node) error {
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 					if n.Driver != driver || n.PowerInterface != power || n.BootInterface != "ipxe" || n.DeployInterface != "direct" || n.InspectInterface != "inspector" {
 						return fmt.Errorf("node driver %s, power %s, boot %s, deploy %s, inspect %s; want %s, %s, ipxe, direct, inspector",
 							n.Driver, n.PowerInterface, n.BootInterface, n.DeployInterface, n.InspectInterface, driver, power)
@@ -214,7 +196,7 @@ func TestAccHostPXE_noConfigForTheNIC(t *testing.T) {
 		ProtoV6ProviderFactories: acctest.ProviderFactories,
 		CheckDestroy:             noNodesNamed(t, name),
 		Steps: []resource.TestStep{{
-			Config:      pxeHost(name, "redfish+"+srv.SystemURL("sys-0"), acctest.MAC(), imgs, `  inspection = "disabled"`),
+			Config:      pxeHost(name, acctest.SimAddress(srv, "sys-0"), acctest.MAC(), imgs, `  inspection = "disabled"`),
 			ExpectError: regexp.MustCompile(`(?s)provision\s+state\s+"clean\s+failed":\s+last_error:\s+Cleaning\s+failed`),
 		}},
 	})

@@ -1,17 +1,14 @@
 package resources_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 )
@@ -22,7 +19,7 @@ import (
 // change re-prepares the host in place; bad volumes fail at plan.
 func TestAccHost_raid(t *testing.T) {
 	name := acctest.Name("tfacc-raid")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	raid := func(volumes string) string {
 		return fakeHost(name, `  interfaces = { raid = "fake" }
   raid = {
@@ -41,7 +38,7 @@ func TestAccHost_raid(t *testing.T) {
       rotational               = false
       number_of_physical_disks = 3
     }]`
-	target := func(want string) resource.TestCheckFunc { return raidTarget(t, sc, name, want) }
+	target := func(want string) resource.TestCheckFunc { return raidTarget(t, name, want) }
 	var id string
 	acctest.ParallelTest(t, nil, []resource.TestStep{
 		{
@@ -78,23 +75,15 @@ func TestAccHost_raid(t *testing.T) {
 
 // raidTarget checks that Ironic's target_raid_config of the node named
 // name is want (JSON).
-func raidTarget(t *testing.T, sc *gophercloud.ServiceClient, name, want string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		found := acctest.NodesNamed(t, sc, name)
-		if len(found) != 1 {
-			return fmt.Errorf("%d nodes named %s", len(found), name)
-		}
-		n, err := nodes.Get(context.Background(), sc, found[0].UUID).Extract()
-		if err != nil {
-			return err
-		}
+func raidTarget(t *testing.T, name, want string) resource.TestCheckFunc {
+	return acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 		raw, _ := json.Marshal(n.TargetRAIDConfig)
 		t.Logf("target_raid_config: %s, raid_config: %v, provision_state: %s", raw, n.RAIDConfig, n.ProvisionState)
 		if string(raw) != want {
 			return fmt.Errorf("target_raid_config %s, want %s", raw, want)
 		}
 		return nil
-	}
+	})
 }
 
 // TestAccHost_raidLevelNotKnownAtValidate (issue 29): a RAID level from a
@@ -105,7 +94,7 @@ func raidTarget(t *testing.T, sc *gophercloud.ServiceClient, name, want string) 
 // refused at plan once the variable gives it.
 func TestAccHost_raidLevelNotKnownAtValidate(t *testing.T) {
 	name := acctest.Name("tfacc-raidvar")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	hcl := func(level string) string {
 		return `
 variable "level" {
@@ -125,7 +114,7 @@ resource "terraform_data" "level" {
 			// The default.
 			Config: hcl("var.level"),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"1","size_gb":"MAX"}]}`),
+				raidTarget(t, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"1","size_gb":"MAX"}]}`),
 				resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1"),
 				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 			),
@@ -135,7 +124,7 @@ resource "terraform_data" "level" {
 			Config:          hcl("var.level"),
 			ConfigVariables: config.Variables{"level": config.StringVariable("1+0")},
 			Check: resource.ComposeAggregateTestCheckFunc(
-				raidTarget(t, sc, name, `{"logical_disks":[{"raid_level":"1+0","size_gb":"MAX"}]}`),
+				raidTarget(t, name, `{"logical_disks":[{"raid_level":"1+0","size_gb":"MAX"}]}`),
 				resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "1+0"),
 			),
 		},
@@ -143,7 +132,7 @@ resource "terraform_data" "level" {
 			// Known only after terraform_data is applied.
 			Config: hcl("terraform_data.level.output"),
 			Check: resource.ComposeAggregateTestCheckFunc(
-				raidTarget(t, sc, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"5","size_gb":"MAX"}]}`),
+				raidTarget(t, name, `{"logical_disks":[{"controller":"RAID.Integrated.1-1","raid_level":"5","size_gb":"MAX"}]}`),
 				resource.TestCheckResourceAttr("baremetal_host.test", "raid.hardware_volumes.0.level", "5"),
 			),
 		},

@@ -85,8 +85,8 @@ func TestAccHost_driverSecretsWO(t *testing.T) {
 				resource.TestCheckNoResourceAttr("baremetal_host.test", "driver_secrets_wo"),
 				resource.TestCheckResourceAttr("baremetal_host.test", "driver_secrets_wo_version", "1"),
 				stateHasNo("note-alpha-1"),
-				nodeHas(t, name, driverInfoIs("fake_note", "note-alpha-1")),
-				nodeHas(t, name, driverInfoIs("fake_password", "******")),
+				acctest.NodeCheck(t, name, driverInfoIs("fake_note", "note-alpha-1")),
+				acctest.NodeCheck(t, name, driverInfoIs("fake_password", "******")),
 			),
 		},
 		{ // A new version pushes the new values, in place.
@@ -96,7 +96,7 @@ func TestAccHost_driverSecretsWO(t *testing.T) {
 			}},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				stateHasNo("note-alpha-1", "note-beta-2"),
-				nodeHas(t, name, driverInfoIs("fake_note", "note-beta-2")),
+				acctest.NodeCheck(t, name, driverInfoIs("fake_note", "note-beta-2")),
 			),
 		},
 		{ // New values under the same version: nothing to do.
@@ -104,7 +104,7 @@ func TestAccHost_driverSecretsWO(t *testing.T) {
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectEmptyPlan(),
 			}},
-			Check: nodeHas(t, name, driverInfoIs("fake_note", "note-beta-2")),
+			Check: acctest.NodeCheck(t, name, driverInfoIs("fake_note", "note-beta-2")),
 		},
 	})
 }
@@ -154,7 +154,7 @@ func configDriveHas(name, want string) error {
 // change of user_data does) with the new user data.
 func TestAccDeployment_userDataWO(t *testing.T) {
 	name := acctest.Name("acc-udwo")
-	sc := acctest.Ironic(t)
+	acctest.PreCheck(t)
 	cfg := func(hostname, version string) string {
 		return depConfig(name, deployment(depImageA, depMD5, "", fmt.Sprintf(`  user_data_wo         = "#cloud-config\nhostname: %s\n"
   user_data_wo_version = %q
@@ -162,7 +162,7 @@ func TestAccDeployment_userDataWO(t *testing.T) {
 	}
 	userData := func(want string) resource.TestCheckFunc {
 		return resource.ComposeAggregateTestCheckFunc(
-			depNodeCheck(t, sc, name, depProvisionState("active")),
+			acctest.NodeCheck(t, name, depProvisionState("active")),
 			func(*terraform.State) error { return configDriveHas(name, "hostname: "+want) },
 		)
 	}

@@ -15,11 +15,7 @@ import (
 func TestCDMedia(t *testing.T) {
 	srv := startSim(t, sim.Options{})
 	const iso = "http://images.example/config.iso"
-	c, err := ConnectRedfish(testContext(t), testConfig(srv, "sys-0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, srv)
 	got, err := c.InsertCDMedia("sys-0", iso)
 	if err != nil {
 		t.Fatal(err)

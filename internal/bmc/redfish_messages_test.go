@@ -22,16 +22,6 @@ func startDialect(t *testing.T, dialect string) *sim.Server {
 	return srv
 }
 
-func connect(t *testing.T, srv *sim.Server) *RedfishClient {
-	t.Helper()
-	c, err := ConnectRedfish(testContext(t), testConfig(srv, "sys-0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
-
 // A reset to the power state the system is in is success on every
 // dialect, though iLO answers 400 and iDRAC 409; a reset the state forbids
 // is an error naming the MessageId, the text from the iLO registry the BMC

@@ -37,6 +37,18 @@ func testConfig(srv *sim.Server, id string) RedfishConfig {
 	}
 }
 
+// connect is a Redfish client of system sys-0 of srv, closed when the
+// test ends.
+func connect(t *testing.T, srv *sim.Server) *RedfishClient {
+	t.Helper()
+	c, err := ConnectRedfish(testContext(t), testConfig(srv, "sys-0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)

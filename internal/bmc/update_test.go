@@ -130,11 +130,7 @@ func TestUpdateFirmwareStagedForBoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := testContext(t)
-	c, err := ConnectRedfish(ctx, testConfig(srv, "sys-0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, srv)
 	items, _ := c.Firmware("sys-0")
 	item, err := ResolveFirmwareComponent(items, "bios")
 	if err != nil {

@@ -53,10 +53,8 @@ func (m *firmwareSettingsModel) config() *lifecycle.FirmwareConfig {
 
 func (m *firmwareSettingsModel) settings(ctx context.Context) (map[string]string, diag.Diagnostics) {
 	out := map[string]string{}
-	if m.Settings.IsNull() || m.Settings.IsUnknown() {
-		return out, nil
-	}
-	diags := m.Settings.ElementsAs(ctx, &out, false)
+	var diags diag.Diagnostics
+	tfglue.ElementsAs(ctx, m.Settings, &out, &diags)
 	return out, diags
 }
 

@@ -63,7 +63,7 @@ func (c *caller) do(method, path string, body any, out any) *http.Response {
 // the answer's status and body.
 func (c *caller) raw(method, path, body string) (int, string) {
 	c.t.Helper()
-	resp, data := c.send(method, path, strings.NewReader(body))
+	resp, data := c.send(method, path, strings.NewReader(body)) //nolint:bodyclose // send read and closed it
 	return resp.StatusCode, string(data)
 }
 

@@ -209,6 +209,7 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	plan.checkDay2Plan(&state, &resp.Diagnostics)
+	plan.checkPortsDetached(&state, &resp.Diagnostics)
 	checkRAIDChange(ctx, req.Plan, &plan, &state, &resp.Diagnostics)
 }
 
@@ -291,6 +292,9 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	spec, ok := plannedSpec(ctx, req.Plan, req.Config, &plan, &resp.Diagnostics)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	if plan.checkPortsDetached(&state, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	old, diags := state.access(ctx, noSecrets())

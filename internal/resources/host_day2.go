@@ -41,7 +41,8 @@ func addDay2Attributes(attrs map[string]schema.Attribute) {
 			"A host is detached once it is `available`, `provisioned` or `externally provisioned`. Every other resource leaves a " +
 			"detached host alone too: a `baremetal_deployment`, `baremetal_firmware_settings` (even with `reset_on_destroy`) or " +
 			"`baremetal_host_claim` on it is only forgotten on destroy, and new ones, or changes to them, are refused until " +
-			"it is re-attached. Maintenance set by anyone else is not a detach. Default false.",
+			"it is re-attached. The host's own `ports` do not change while it is detached (refused at plan, also in the apply " +
+			"that detaches it; re-attaching may change them). Maintenance set by anyone else is not a detach. Default false.",
 	}
 	attrs["reboot_trigger"] = schema.StringAttribute{
 		Optional: true,

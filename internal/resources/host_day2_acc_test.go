@@ -101,11 +101,24 @@ func TestAccHostDay2_reboot(t *testing.T) {
 // leaves the node in Ironic as it was (same UUID, provision state, power,
 // and no power change on the simulated BMC); a second configuration
 // imports the node by name and manages it: its apply re-attaches it
-// (maintenance off) in place, and the plan after it is empty.
+// (maintenance off) in place, and the plan after it is empty. A change of
+// ports while detached is refused at plan, and the node's port keeps what
+// it had.
 func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 	acctest.PreCheck(t)
-	srv, _, simHost := acctest.StartSimHost(t, "acc-detach", bmcUser, "detach-pass")
+	srv, prof, simHost := acctest.StartSimHost(t, "acc-detach", bmcUser, "detach-pass")
 	name := simHost.Name
+	mac0 := prof.NICs[0].MAC
+	portUntouched := func(*terraform.State) error {
+		got, err := portDetails(t, name)
+		if err != nil {
+			return err
+		}
+		if p := got[mac0]; p.UUID == "" || p.PhysicalNetwork != "" {
+			return fmt.Errorf("port %s of the detached host in Ironic: %+v", mac0, p)
+		}
+		return nil
+	}
 	host := func(res, extra string) string {
 		h := simHost.WithExtra("  online = true\n" + extra)
 		h.Resource = res
@@ -149,12 +162,18 @@ func TestAccHostDay2_detachDestroyImport(t *testing.T) {
 			nodeIs(true),
 			noResetsSince(),
 		),
+		{ // Its ports do not change while it is detached.
+			Config: host("test", fmt.Sprintf("  detached = true\n  ports = [{ mac = %q, physical_network = \"provisioning\" }]", mac0)),
+			ExpectError: regexp.MustCompile(`(?s)Host \S+ is detached.*will\s+not\s+change\s+its\s+Ironic\s+ports.*` +
+				`re-attach\s+it\s+first`),
+		},
 		{ // Destroy the detached host: Terraform forgets it, the node stays.
 			Config:           `locals { detached_host_destroyed = true }`,
 			ConfigPlanChecks: preApply(plancheck.ExpectResourceAction("baremetal_host.test", plancheck.ResourceActionDestroy)),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				nodeIs(true),
 				noResetsSince(),
+				portUntouched,
 			),
 		},
 		{ // A second configuration adopts it by import and manages it.

@@ -8,12 +8,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/validators"
 )
 
@@ -176,6 +178,25 @@ func (m *hostModel) portsSpec(ctx context.Context) ([]lifecycle.Port, diag.Diagn
 		out = append(out, p)
 	}
 	return out, diags
+}
+
+// checkPortsDetached refuses a change of ports on a host that is or will
+// be detached (plan and apply: a port change is a write to the node, and
+// no resource acts on a detached host); re-attaching in the same apply may
+// change them, after the attach. Unknown ports are judged at apply.
+func (m *hostModel) checkPortsDetached(state *hostModel, diags *diag.Diagnostics) {
+	if !m.Detached.ValueBool() || !tfglue.Known(m.Ports) || m.Ports.Equal(state.Ports) {
+		return
+	}
+	name := state.Name.ValueString()
+	if !state.Detached.ValueBool() {
+		diags.AddAttributeError(path.Root("ports"), "Ports cannot change while the host is detached",
+			fmt.Sprintf("Host %q is detached in this apply (detached = true), and a detached host is not acted on: change its "+
+				"ports in one apply, then detach it in the next.", name))
+		return
+	}
+	e := &lifecycle.DetachedError{Host: name, ID: state.ID.ValueString(), Action: "change its Ironic ports"}
+	diags.AddAttributeError(path.Root("ports"), e.Summary(), e.Detail())
 }
 
 // syncPorts sets the host's ports after Create or Update converged it.

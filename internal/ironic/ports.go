@@ -98,7 +98,9 @@ func portPatch(have ports.Port, want lifecycle.Port) ports.UpdateOpts {
 // node's state, the node goes into maintenance (portsMaintenanceReason)
 // for the change and out again; each of those steps returns Dirty, so the
 // caller calls again until nothing is left to do. A detached node (in
-// maintenance already) is changed as it is.
+// maintenance already) is changed as it is: only a host created detached
+// gets here so (baremetal_host refuses a port change while it is detached,
+// checkPortsDetached), and its maintenance is never ended.
 func (p *Provisioner) SyncPorts(ctx context.Context, h *lifecycle.Host, want []lifecycle.Port) (lifecycle.Result, error) {
 	node, err := p.current(ctx, h)
 	if err != nil {

@@ -100,6 +100,11 @@ func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentia
 
 	switch node.ProvisionState {
 	case psEnroll:
+		if h.Spec.Desired == lifecycle.DesiredEnroll {
+			// An adopted node kept in enroll: not verified.
+			logDebug(ctx, "registered, left in enroll", h, node, "")
+			return done("", node.ProvisionState), id, nil
+		}
 		// New credentials deserve a new attempt, but only one: the
 		// credentials stay "changed" until a registration succeeds, so
 		// without remembering the attempt a BMC that rejects them would

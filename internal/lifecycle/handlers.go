@@ -33,6 +33,10 @@ func (p *pass) handleUnmanaged(context.Context) StepResult {
 // with the current credentials (SM hostStateMachine.handleRegistering, handleInspecting).
 func (p *pass) handleRegistering(context.Context) StepResult {
 	switch {
+	case p.h.Spec.Desired == DesiredEnroll:
+		// Not BMO: an adopted node left in enroll (Register did not
+		// manage it) is steady here.
+		return StepResult{Kind: StepSteady, Requeue: slowPoll}
 	case p.h.Spec.ExternallyProvisioned:
 		return p.succeed(StateExternallyProvisioned)
 	case p.h.Spec.InspectionDisabled:
@@ -97,6 +101,11 @@ func (p *pass) handlePreparing(ctx context.Context) StepResult {
 	}
 	if res.Dirty {
 		return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}
+	}
+	if p.h.Spec.Desired == DesiredManageable && !needsProvisioning(p.h) {
+		// Not BMO: a host kept manageable is never provided (so never
+		// automatically cleaned); its power follows online.
+		return p.managePower(ctx)
 	}
 	return p.succeed(StateAvailable)
 }

@@ -152,6 +152,8 @@ type HostSpec struct {
 	// Shard is Ironic's node shard (API 1.82); "" leaves it unset.
 	Shard           string
 	DisablePowerOff bool
+	// Desired is where the host rests (desired.go); "" is available.
+	Desired DesiredState
 
 	// Image and the data below are set by a deployment (CAPM3 writes them
 	// into the BMH; baremetal_deployment writes them here).

@@ -157,10 +157,13 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				Validators:  []validator.Map{mapvalidator.KeysAre(validators.LabelKey())},
 			},
 			"resource_class": schema.StringAttribute{
-				Optional: true, Computed: true, Default: stringdefault.StaticString("baremetal"),
-				Description: "Ironic resource class, which claims match. Default `baremetal`.",
-				Validators:  []validator.String{validators.ResourceClass()},
+				Optional: true, Computed: true,
+				Description: "Ironic resource class, which claims match. Default `baremetal` when the host is created. Left unset " +
+					"afterwards, it keeps what the node has: an imported node without a resource class keeps none (`\"\"`).",
+				Validators:    []validator.String{validators.ResourceClass()},
+				PlanModifiers: []planmodifier.String{defaultOnCreate("baremetal")},
 			},
+			"desired_state": desiredStateAttribute(),
 			"traits": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
 				Description: "Ironic traits, which claims can require: standard traits (os-traits, e.g. `HW_CPU_X86_AVX2`) or `CUSTOM_` and upper-case letters, digits and `_` (e.g. `CUSTOM_GPU`).",
@@ -209,6 +212,7 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	plan.checkDay2Plan(&state, &resp.Diagnostics)
+	planStateMove(ctx, &plan, &state, resp)
 	plan.checkPortsDetached(&state, &resp.Diagnostics)
 	checkRAIDChange(ctx, req.Plan, &plan, &state, &resp.Diagnostics)
 }

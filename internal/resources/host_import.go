@@ -90,6 +90,7 @@ func (m *hostModel) readDefaults(obs lifecycle.Observation) {
 	if m.AutomatedCleaningMode.IsNull() {
 		m.AutomatedCleaningMode = types.StringValue(lifecycle.CleaningMetadata)
 	}
+	m.readDesiredState(obs)
 	if m.ResourceClass.IsNull() {
 		m.ResourceClass = types.StringValue(obs.ResourceClass)
 	}

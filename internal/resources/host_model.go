@@ -40,6 +40,7 @@ type hostModel struct {
 	ExternallyProvisioned types.Bool      `tfsdk:"externally_provisioned"`
 	Labels                types.Map       `tfsdk:"labels"`
 	ResourceClass         types.String    `tfsdk:"resource_class"`
+	DesiredState          types.String    `tfsdk:"desired_state"`
 	Traits                types.Set       `tfsdk:"traits"`
 	ConductorGroup        types.String    `tfsdk:"conductor_group"`
 	Shard                 types.String    `tfsdk:"shard"`
@@ -226,6 +227,7 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 		ResourceClass:         m.ResourceClass.ValueString(),
 		ConductorGroup:        m.ConductorGroup.ValueString(),
 		Shard:                 m.Shard.ValueString(),
+		Desired:               lifecycle.DesiredState(m.DesiredState.ValueString()),
 	}
 	s.Boot = m.bootSpec()
 	tfglue.ElementsAs(ctx, m.Labels, &s.Labels, &diags)

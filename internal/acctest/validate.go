@@ -96,6 +96,10 @@ func NewCLI(t *testing.T, dir, reattach string, env ...string) *CLI {
 	return c
 }
 
+// UseTerraform makes c run the Terraform CLI at tf from now on (a newer
+// one than TerraformPath's, for terraform query).
+func (c *CLI) UseTerraform(tf string) { c.tf = tf }
+
 // Run runs terraform with args and returns its combined output.
 func (c *CLI) Run(args ...string) (string, error) {
 	cmd := exec.Command(c.tf, args...)

@@ -94,6 +94,12 @@ func WithDeployImages(d lifecycle.DefaultDeployImages) Option {
 // which Observation.Boot.DeployImage carries: an import reads them into
 // deploy_image, not into driver_info as well.
 func withoutDeployImage(info map[string]string) map[string]string {
+	if !lifecycle.DeployImageOf(info).Complete() {
+		// Parts of a deploy image (a kernel without its ramdisk, kernel
+		// parameters alone) are no deploy_image an import could write:
+		// they stay in driver_info.
+		return info
+	}
 	for k := range (&lifecycle.DeployImage{}).DriverInfo() {
 		delete(info, k)
 	}

@@ -34,6 +34,12 @@ type DeployImage struct {
 	KernelParams string
 }
 
+// Complete reports whether d can boot: kernel and ramdisk, or an ISO (what
+// deploy_image's validator asks of a configuration).
+func (d *DeployImage) Complete() bool {
+	return d != nil && (d.ISO != "" || (d.Kernel != "" && d.Ramdisk != ""))
+}
+
 // DriverInfo is the driver_info the deploy image sets; keys of unset parts
 // map to "" (removed).
 func (d *DeployImage) DriverInfo() map[string]string {

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tfglue"
 )
 
 // What an imported deployment reads, as for hosts (host_import.go): import
@@ -24,12 +25,12 @@ func setImportedDeployment(ctx context.Context, st stateData, obs lifecycle.Obse
 	if checksumType == "" {
 		checksumType = "auto"
 	}
+	// An optional string Ironic leaves empty reads as null: the
+	// configuration terraform query generates leaves "" out, and a ""
+	// there would plan a replacement (a redeploy) of the deployment.
 	image := &imageModel{
-		URL: types.StringValue(img.URL), Checksum: types.StringValue(img.Checksum),
-		ChecksumType: types.StringValue(checksumType), Format: types.StringValue(img.Format),
-	}
-	if img.Checksum == "" {
-		image.Checksum = types.StringNull()
+		URL: types.StringValue(img.URL), Checksum: tfglue.NullableString(img.Checksum),
+		ChecksumType: types.StringValue(checksumType), Format: tfglue.NullableString(img.Format),
 	}
 	var m deploymentModel
 	m.setStatus(&lifecycle.Host{Status: lifecycle.HostStatus{ID: obs.ID, State: obs.State}}, &obs)

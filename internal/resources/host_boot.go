@@ -176,7 +176,7 @@ func (m *hostBootModel) readBoot(b lifecycle.BootObservation, imported bool) {
 	if !m.Architecture.IsNull() {
 		m.Architecture = tfglue.NullableString(b.Architecture)
 	}
-	if m.DeployImage != nil || (imported && b.DeployImage != nil) {
+	if m.DeployImage != nil || (imported && b.DeployImage.Complete()) {
 		m.DeployImage = nil
 		if d := b.DeployImage; d != nil {
 			m.DeployImage = &DeployImageModel{Kernel: tfglue.NullableString(d.Kernel), Ramdisk: tfglue.NullableString(d.Ramdisk),

@@ -3,9 +3,11 @@ package acctest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -107,6 +109,34 @@ func (c *CLI) Run(args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), c.Env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// MustRun runs terraform with args (and -no-color) and fails the test
+// when it fails, with its output.
+func (c *CLI) MustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := c.Run(append(args, "-no-color")...)
+	if err != nil {
+		t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// EmptyPlan runs terraform plan -detailed-exitcode and fails the test
+// unless it plans nothing; when says when, in the failure. It returns the
+// plan's last line.
+func (c *CLI) EmptyPlan(t *testing.T, when string) string {
+	t.Helper()
+	out, err := c.Run("plan", "-detailed-exitcode", "-no-color")
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 2 {
+			t.Fatalf("the plan %s is not empty:\n%s", when, out)
+		}
+		t.Fatalf("terraform plan: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
 }
 
 // Validate runs terraform validate -json and returns its diagnostics.

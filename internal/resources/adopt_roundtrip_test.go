@@ -1,10 +1,8 @@
 package resources_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -101,26 +99,8 @@ list "baremetal_deployment" "fleet" {
 `, batch))
 	cli := acctest.NewCLI(t, dir, acctest.Serve(t, providerserver.NewProtocol6(provider.New("test")())()))
 	cli.UseTerraform(tf)
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := cli.Run(append(args, "-no-color")...)
-		if err != nil {
-			t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
-	emptyPlan := func(when string) {
-		t.Helper()
-		out, err := cli.Run("plan", "-detailed-exitcode", "-no-color")
-		if err != nil {
-			var exit *exec.ExitError
-			if errors.As(err, &exit) && exit.ExitCode() == 2 {
-				t.Fatalf("the plan %s is not empty:\n%s", when, out)
-			}
-			t.Fatalf("terraform plan: %v\n%s", err, out)
-		}
-		t.Logf("plan %s: %s", when, lastLine(out))
-	}
+	run := func(args ...string) string { t.Helper(); return cli.MustRun(t, args...) }
+	emptyPlan := func(when string) { t.Helper(); t.Logf("plan %s: %s", when, cli.EmptyPlan(t, when)) }
 
 	run("query", "-generate-config-out=adopted.tf")
 	raw, err := os.ReadFile(filepath.Join(dir, "adopted.tf"))

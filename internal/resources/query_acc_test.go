@@ -1,10 +1,8 @@
 package resources_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -144,14 +142,7 @@ list "baremetal_host" "fleet" {
 	// Terraform (1.14, from acctest.Terraform114) against this process's
 	// provider.
 	cli := acctest.NewCLI(t, dir, acctest.Serve(t, providerserver.NewProtocol6(provider.New("test")())()))
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := cli.Run(append(args, "-no-color")...)
-		if err != nil {
-			t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return out
-	}
+	run := func(args ...string) string { t.Helper(); return cli.MustRun(t, args...) }
 
 	mark := acctest.MarkIronicLog(t)
 	out := run("query", "-generate-config-out=hosts.tf")
@@ -206,15 +197,7 @@ list "baremetal_host" "fleet" {
 		t.Fatalf("apply did not import the 20 hosts alone:\n%s", out)
 	}
 	t.Logf("terraform apply: %s", lastLine(out))
-	out, err = cli.Run("plan", "-detailed-exitcode", "-no-color")
-	if err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 2 {
-			t.Fatalf("the plan after the import is not empty:\n%s", out)
-		}
-		t.Fatalf("terraform plan: %v\n%s", err, out)
-	}
-	t.Logf("terraform plan -detailed-exitcode: exit 0, %s", lastLine(out))
+	t.Logf("terraform plan -detailed-exitcode: exit 0, %s", cli.EmptyPlan(t, "after the import"))
 	state := run("state", "list")
 	if got := strings.Count(state, "baremetal_host."); got != 20 {
 		t.Fatalf("%d hosts in state, want 20:\n%s", got, state)

@@ -1,0 +1,178 @@
+package bmc
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/stmcginnis/gofish/schemas"
+)
+
+// This file decides which system a firmware inventory item belongs to on
+// a BMC that may serve several. The system owns itself, its managers, its
+// chassis, what its Storage links to (drives, enclosures), and every
+// chassis contained, through Links.ContainedBy, by one it owns (an iLO's
+// storage enclosure Chassis/DE00A000 in Chassis/1, a Dell's
+// Chassis/Enclosure.Internal.0-1 in System.Embedded.1), with all that is
+// at or under those URIs. An item is left out only when what it relates
+// to is provably another system's; an item whose ties are unknown stays.
+
+// ownership resolves the ties of resources for one system, reading what
+// it needs once.
+type ownership struct {
+	c       *RedfishClient
+	sys     *schemas.ComputerSystem
+	owned   []string // paths the system owns, with what is under them
+	storage bool     // owned includes what the system's Storage links to
+	ties    map[string]tie
+}
+
+type tie int
+
+const (
+	tieUnknown tie = iota
+	tieOurs
+	tieOther
+)
+
+// redfishLinks are the links of a resource that say whom it belongs to.
+type redfishLinks struct {
+	Drives json.RawMessage // Storage: a list of links; Chassis: one link
+	Links  struct {
+		ManagedBy, Chassis, Enclosures, ComputerSystems, ManagerForServers []odataLink
+		ContainedBy                                                        odataLink
+	}
+}
+
+type odataLink struct {
+	ID string `json:"@odata.id"`
+}
+
+func paths(links []odataLink) []string {
+	var out []string
+	for _, l := range links {
+		if l.ID != "" {
+			out = append(out, linkPath(l.ID))
+		}
+	}
+	return out
+}
+
+func newOwnership(c *RedfishClient, sys *schemas.ComputerSystem) *ownership {
+	o := &ownership{c: c, sys: sys, owned: []string{linkPath(sys.ODataID)}, ties: map[string]tie{}}
+	var raw redfishLinks
+	if json.Unmarshal(sys.RawData, &raw) == nil {
+		o.owned = append(o.owned, paths(raw.Links.ManagedBy)...)
+		o.owned = append(o.owned, paths(raw.Links.Chassis)...)
+	}
+	return o
+}
+
+// keep says whether an item relating to related belongs in the system's
+// inventory: it does unless none of related is ours and one is provably
+// another system's. The BMC is asked more only when the system's own links
+// do not tell.
+func (o *ownership) keep(related []string) bool {
+	if len(related) == 0 || anyOwned(related, o.owned) {
+		return true
+	}
+	other := false
+	for _, r := range related {
+		switch o.tieOf(linkPath(r), 0) {
+		case tieOurs:
+			return true
+		case tieOther:
+			other = true
+		}
+	}
+	return !other
+}
+
+// tieOf is whose resource p is: ours when the system owns it or a chassis
+// that contains it, another's when it is under another system, or its
+// chassis or manager (or one containing it) serves only other systems.
+func (o *ownership) tieOf(p string, depth int) tie {
+	o.readStorage()
+	if anyOwned([]string{p}, o.owned) {
+		return tieOurs
+	}
+	top := topResource(p)
+	if top == "" || depth > 8 {
+		return tieUnknown
+	}
+	if strings.Contains(top, "/systems/") {
+		return tieOther
+	}
+	if t, ok := o.ties[top]; ok {
+		return t
+	}
+	o.ties[top] = tieUnknown // a ContainedBy loop ends here
+	t := o.tieOfResource(top, depth)
+	o.ties[top] = t
+	return t
+}
+
+func (o *ownership) tieOfResource(top string, depth int) tie {
+	var raw redfishLinks
+	if !o.read(top, &raw) {
+		return tieUnknown
+	}
+	if by := raw.Links.ContainedBy.ID; by != "" {
+		return o.tieOf(linkPath(by), depth+1)
+	}
+	servers := append(paths(raw.Links.ComputerSystems), paths(raw.Links.ManagerForServers)...)
+	if len(servers) == 0 {
+		return tieUnknown
+	}
+	if anyOwned(servers, o.owned[:1]) {
+		return tieOurs
+	}
+	return tieOther
+}
+
+// topResource is the system, chassis or manager at or above p, "" when p
+// is under none.
+func topResource(p string) string {
+	for _, kind := range []string{"/redfish/v1/systems/", "/redfish/v1/chassis/", "/redfish/v1/managers/"} {
+		if rest, ok := strings.CutPrefix(p, kind); ok && rest != "" {
+			id, _, _ := strings.Cut(rest, "/")
+			return kind + id
+		}
+	}
+	return ""
+}
+
+// readStorage adds what the system's Storage links to (drives,
+// enclosures) to what it owns, once; a BMC without Storage adds nothing.
+func (o *ownership) readStorage() {
+	if o.storage {
+		return
+	}
+	o.storage = true
+	storages, err := o.sys.Storage()
+	if err != nil {
+		return
+	}
+	for _, st := range storages {
+		var raw redfishLinks
+		if json.Unmarshal(st.RawData, &raw) != nil {
+			continue
+		}
+		var drives []odataLink
+		_ = json.Unmarshal(raw.Drives, &drives)
+		o.owned = append(o.owned, paths(drives)...)
+		o.owned = append(o.owned, paths(raw.Links.Enclosures)...)
+	}
+}
+
+// read decodes the resource at path p; false when the BMC does not
+// answer it.
+func (o *ownership) read(p string, v any) bool {
+	resp, err := o.c.api.Get(p)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return err == nil && json.Unmarshal(body, v) == nil
+}

@@ -197,12 +197,13 @@ func TestFirmwareOwnershipTwoSystems(t *testing.T) {
 	p.system("1", "1", map[string]any{"Drives": links("/redfish/v1/Chassis/1/Drives/0")})
 	p.system("2", "2", map[string]any{"Drives": links("/redfish/v1/Chassis/2/Drives/0")})
 	p.collection("/redfish/v1/Systems", "/redfish/v1/Systems/1", "/redfish/v1/Systems/2")
-	p.enclosure("/redfish/v1/Chassis/Enc1", "/redfish/v1/Chassis/1")
-	p.enclosure("/redfish/v1/Chassis/Enc2", "/redfish/v1/Chassis/Enc2b")
-	p.enclosure("/redfish/v1/Chassis/Enc2b", "/redfish/v1/Chassis/2")
-	p.enclosure("/redfish/v1/Chassis/Mystery", "")
-	p.enclosure("/redfish/v1/Chassis/LoopA", "/redfish/v1/Chassis/LoopB")
-	p.enclosure("/redfish/v1/Chassis/LoopB", "/redfish/v1/Chassis/LoopA")
+	// Enclosure -> the chassis that contains it ("" none).
+	for enc, by := range map[string]string{"Enc1": "1", "Enc2": "Enc2b", "Enc2b": "2", "Mystery": "", "LoopA": "LoopB", "LoopB": "LoopA"} {
+		if by != "" {
+			by = "/redfish/v1/Chassis/" + by
+		}
+		p.enclosure("/redfish/v1/Chassis/"+enc, by)
+	}
 	p.firmware(map[string]string{
 		"bios1": "/redfish/v1/Systems/1", "bios2": "/redfish/v1/Systems/2",
 		"bmc1": "/redfish/v1/Managers/1", "bmc2": "/redfish/v1/Managers/2",

@@ -7,7 +7,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -138,22 +137,8 @@ func TestHostValidateConfig_lldpNeedsInBandInspection(t *testing.T) {
 			"ports": tftypes.NewValue(portsType, []tftypes.Value{port("52:54:00:00:00:01", false)})}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			top := map[string]tftypes.Value{"name": tfStr("h"), "bmc": h.redfish(), "boot_mac_address": tfStr("52:54:00:00:00:01"), "ports": ports}
-			for k, v := range tc.top {
-				top[k] = v
-			}
-			var resp resource.ValidateConfigResponse
-			(&hostResource{}).ValidateConfig(context.Background(), resource.ValidateConfigRequest{Config: hostConfig(t, s, top)}, &resp)
-			errs := resp.Diagnostics.Errors()
-			switch {
-			case tc.want == "" && len(errs) > 0:
-				t.Fatalf("refused: %v", errs)
-			case tc.want == "":
-			case len(errs) != 1 || !strings.Contains(errs[0].Detail(), tc.want):
-				t.Fatalf("want one error saying %q, got %v", tc.want, errs)
-			default:
-				t.Logf("%s: %s", errs[0].Summary(), errs[0].Detail())
-			}
+			base := map[string]tftypes.Value{"name": tfStr("h"), "bmc": h.redfish(), "boot_mac_address": tfStr("52:54:00:00:00:01"), "ports": ports}
+			checkHostValidate(t, s, base, tc.top, tc.want)
 		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -18,12 +17,12 @@ import (
 // This file is baremetal_ip_pool's create, read, update, delete and
 // import.
 
-// write reads the plan, runs do (create or update the pool it defines)
-// and saves the plan as the state.
-func (r *ipPoolResource) write(ctx context.Context, p tfsdk.Plan, st *tfsdk.State, diags *diag.Diagnostics,
+// write reads the plan (get), runs do (create or update the pool it
+// defines) and saves the plan as the state (set).
+func (r *ipPoolResource) write(ctx context.Context, get, set getter, diags *diag.Diagnostics,
 	do func(ctx context.Context, store lifecycle.IPPoolStore, spec lifecycle.IPPoolSpec, diags *diag.Diagnostics)) {
 	var plan ipPoolModel
-	store, ok := readWith(ctx, p.Get, &plan, r.poolStore, diags)
+	store, ok := readWith(ctx, get, &plan, r.poolStore, diags)
 	if !ok {
 		return
 	}
@@ -35,12 +34,12 @@ func (r *ipPoolResource) write(ctx context.Context, p tfsdk.Plan, st *tfsdk.Stat
 		return
 	}
 	plan.set(spec)
-	diags.Append(st.Set(ctx, &plan)...)
+	diags.Append(set(ctx, &plan)...)
 }
 
 func (r *ipPoolResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, createPool)
+	r.write(ctx, req.Plan.Get, resp.State.Set, &resp.Diagnostics, createPool)
 }
 
 // createPool creates the pool; an interrupted create of this very pool is
@@ -93,7 +92,7 @@ func (r *ipPoolResource) Read(ctx context.Context, req resource.ReadRequest, res
 
 func (r *ipPoolResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	defer identityFromStateAttrs(ctx, &resp.State, resp.Identity, &resp.Diagnostics, "name")
-	r.write(ctx, req.Plan, &resp.State, &resp.Diagnostics, updatePool)
+	r.write(ctx, req.Plan.Get, resp.State.Set, &resp.Diagnostics, updatePool)
 }
 
 // updatePool updates the pool, checking again at apply that no allocated

@@ -88,7 +88,12 @@ func relatedItems(raw []byte) []string {
 // linkPath is a link compared as BMCs mean it: without case (iLO spells
 // links in lower case), trailing slash or fragment.
 func linkPath(uri string) string {
-	p, _, _ := strings.Cut(strings.ToLower(uri), "#")
+	return strings.ToLower(trimLink(uri))
+}
+
+// trimLink is uri without fragment or trailing slash.
+func trimLink(uri string) string {
+	p, _, _ := strings.Cut(uri, "#")
 	return strings.TrimRight(p, "/")
 }
 

@@ -78,7 +78,7 @@ func (o *ownership) keep(related []string) bool {
 	}
 	other := false
 	for _, r := range related {
-		switch o.tieOf(linkPath(r), 0) {
+		switch o.tieOf(r, 0) {
 		case tieOurs:
 			return true
 		case tieOther:
@@ -88,58 +88,64 @@ func (o *ownership) keep(related []string) bool {
 	return !other
 }
 
-// tieOf is whose resource p is: ours when the system owns it or a chassis
-// that contains it, another's when it is under another system, or its
-// chassis or manager (or one containing it) serves only other systems.
-func (o *ownership) tieOf(p string, depth int) tie {
+// tieOf is whose resource uri is: ours when the system owns it or a
+// chassis that contains it; another's when it is under another system, or
+// under a chassis or manager that names only other systems (or, naming
+// none, is contained by another's chassis).
+func (o *ownership) tieOf(uri string, depth int) tie {
 	o.readStorage()
-	if anyOwned([]string{p}, o.owned) {
+	if anyOwned([]string{uri}, o.owned) {
 		return tieOurs
 	}
-	top := topResource(p)
-	if top == "" || depth > 8 {
+	top, kind := topResource(uri)
+	switch {
+	case top == "" || depth > 8:
 		return tieUnknown
-	}
-	if strings.Contains(top, "/systems/") {
+	case kind == "systems":
 		return tieOther
 	}
-	if t, ok := o.ties[top]; ok {
+	key := linkPath(top)
+	if t, ok := o.ties[key]; ok {
 		return t
 	}
-	o.ties[top] = tieUnknown // a ContainedBy loop ends here
+	o.ties[key] = tieUnknown // a ContainedBy loop ends here
 	t := o.tieOfResource(top, depth)
-	o.ties[top] = t
+	o.ties[key] = t
 	return t
 }
 
+// tieOfResource reads the chassis or manager at top: the systems it names
+// decide, else the chassis that contains it.
 func (o *ownership) tieOfResource(top string, depth int) tie {
 	var raw redfishLinks
 	if !o.read(top, &raw) {
 		return tieUnknown
 	}
-	if by := raw.Links.ContainedBy.ID; by != "" {
-		return o.tieOf(linkPath(by), depth+1)
-	}
 	servers := append(paths(raw.Links.ComputerSystems), paths(raw.Links.ManagerForServers)...)
-	if len(servers) == 0 {
-		return tieUnknown
-	}
-	if anyOwned(servers, o.owned[:1]) {
+	switch {
+	case anyOwned(servers, o.owned[:1]):
 		return tieOurs
+	case len(servers) > 0:
+		return tieOther
+	case raw.Links.ContainedBy.ID != "":
+		return o.tieOf(raw.Links.ContainedBy.ID, depth+1)
 	}
-	return tieOther
+	return tieUnknown
 }
 
-// topResource is the system, chassis or manager at or above p, "" when p
-// is under none.
-func topResource(p string) string {
-	for _, kind := range []string{"/redfish/v1/systems/", "/redfish/v1/chassis/", "/redfish/v1/managers/"} {
-		if rest, ok := strings.CutPrefix(p, kind); ok && rest != "" {
-			id, _, _ := strings.Cut(rest, "/")
-			return kind + id
+// topResource is the system, chassis or manager at or above uri, as the
+// BMC spells it (some BMCs' URIs are case-sensitive), and its kind:
+// "systems", "chassis" or "managers"; "" when uri is under none.
+func topResource(uri string) (top, kind string) {
+	u := trimLink(uri)
+	for _, kind := range []string{"systems", "chassis", "managers"} {
+		prefix := "/redfish/v1/" + kind + "/"
+		if len(u) > len(prefix) && strings.EqualFold(u[:len(prefix)], prefix) {
+			id, _, _ := strings.Cut(u[len(prefix):], "/")
+			return u[:len(prefix)] + id, kind
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // readStorage adds what the system's Storage links to (drives,

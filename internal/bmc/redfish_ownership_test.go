@@ -13,7 +13,7 @@ import (
 // links that decide ownership) from an httptest server.
 
 // bmcPayloads is a Redfish service made of resources by path; paths are
-// compared without case or trailing slash, as linkPath compares them.
+// compared with case (as Dell's are) but without a trailing slash.
 type bmcPayloads map[string]map[string]any
 
 func links(uris ...string) []map[string]string {
@@ -28,7 +28,7 @@ func links(uris ...string) []map[string]string {
 func (p bmcPayloads) add(uri string, body map[string]any) {
 	body["@odata.id"] = uri
 	body["Id"] = uri[strings.LastIndex(uri, "/")+1:]
-	p[linkPath(uri)] = body
+	p[trimLink(uri)] = body
 }
 
 func (p bmcPayloads) collection(uri string, members ...string) {
@@ -60,7 +60,7 @@ func (p bmcPayloads) start(t *testing.T) *RedfishClient {
 		"UpdateService": map[string]string{"@odata.id": "/redfish/v1/UpdateService"},
 	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := p[linkPath(r.URL.Path)]
+		body, ok := p[trimLink(r.URL.Path)]
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -151,7 +151,7 @@ func TestFirmwareOwnershipHPEStorageEnclosure(t *testing.T) {
 			p.enclosure(enc, tc.containedBy)
 			p.firmware(map[string]string{
 				"1": "/redfish/v1/Managers/1", "2": "", "3": "/redfish/v1/Systems/2",
-				"21": enc + "/Drives/2556", "22": strings.ToLower(enc) + "/drives/2557/",
+				"21": enc + "/Drives/2556", "22": enc + "/Drives/2557/",
 			})
 			c := p.start(t)
 			if got := firmwareIDs(t, c, "1"); !slices.Equal(got, tc.wantSys1) {
@@ -189,9 +189,10 @@ func TestFirmwareOwnershipDellEnclosureContainedBy(t *testing.T) {
 }
 
 // Two systems on one BMC: what relates to the other system, its manager,
-// its chassis, a drive there or an enclosure it contains stays out;
-// items whose ties are unknown (a chassis that names no system, a link
-// the BMC does not answer, a ContainedBy loop) stay in both.
+// its chassis, a drive there or an enclosure it contains stays out, and so
+// does a blade chassis that names the other system though a frame both
+// share contains it; items whose ties are unknown (a chassis that names no
+// system, a link the BMC does not answer, a ContainedBy loop) stay in both.
 func TestFirmwareOwnershipTwoSystems(t *testing.T) {
 	p := bmcPayloads{}
 	p.system("1", "1", map[string]any{"Drives": links("/redfish/v1/Chassis/1/Drives/0")})
@@ -204,6 +205,10 @@ func TestFirmwareOwnershipTwoSystems(t *testing.T) {
 		}
 		p.enclosure("/redfish/v1/Chassis/"+enc, by)
 	}
+	p.add("/redfish/v1/Chassis/Frame", map[string]any{"ChassisType": "Enclosure",
+		"Links": map[string]any{"ComputerSystems": links("/redfish/v1/Systems/1", "/redfish/v1/Systems/2")}})
+	p.add("/redfish/v1/Chassis/Blade2", map[string]any{"ChassisType": "Blade", "Links": map[string]any{
+		"ComputerSystems": links("/redfish/v1/Systems/2"), "ContainedBy": map[string]string{"@odata.id": "/redfish/v1/Chassis/Frame"}}})
 	p.firmware(map[string]string{
 		"bios1": "/redfish/v1/Systems/1", "bios2": "/redfish/v1/Systems/2",
 		"bmc1": "/redfish/v1/Managers/1", "bmc2": "/redfish/v1/Managers/2",
@@ -211,11 +216,12 @@ func TestFirmwareOwnershipTwoSystems(t *testing.T) {
 		"enc1": "/redfish/v1/Chassis/Enc1/Drives/7", "enc2": "/redfish/v1/Chassis/Enc2/Drives/7",
 		"gone": "/redfish/v1/Chassis/Gone", "loop": "/redfish/v1/Chassis/LoopA", "mystery": "/redfish/v1/Chassis/Mystery",
 		"psu2": "/redfish/v1/Chassis/2/Power#/PowerSupplies/0", "rom": "",
+		"frame": "/redfish/v1/Chassis/Frame", "blade2": "/redfish/v1/Chassis/Blade2/Drives/0",
 	})
 	c := p.start(t)
 	for sys, want := range map[string][]string{
-		"1": {"bios1", "bmc1", "drive1", "enc1", "gone", "loop", "mystery", "rom"},
-		"2": {"bios2", "bmc2", "drive2", "enc2", "gone", "loop", "mystery", "psu2", "rom"},
+		"1": {"bios1", "bmc1", "drive1", "enc1", "frame", "gone", "loop", "mystery", "rom"},
+		"2": {"bios2", "blade2", "bmc2", "drive2", "enc2", "frame", "gone", "loop", "mystery", "psu2", "rom"},
 	} {
 		if got := firmwareIDs(t, c, sys); !slices.Equal(got, want) {
 			t.Errorf("system %s's firmware = %v, want %v", sys, got, want)

@@ -2,6 +2,7 @@ package bmc
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 
@@ -48,6 +49,16 @@ type odataLink struct {
 	ID string `json:"@odata.id"`
 }
 
+// decodeLinks reads the links of a resource's JSON; a field of another
+// shape than Redfish's is left empty, the others are read (false only for
+// JSON that is not JSON).
+func decodeLinks(raw []byte) (redfishLinks, bool) {
+	var v redfishLinks
+	err := json.Unmarshal(raw, &v)
+	var typeErr *json.UnmarshalTypeError
+	return v, err == nil || errors.As(err, &typeErr)
+}
+
 func paths(links []odataLink) []string {
 	var out []string
 	for _, l := range links {
@@ -60,11 +71,9 @@ func paths(links []odataLink) []string {
 
 func newOwnership(c *RedfishClient, sys *schemas.ComputerSystem) *ownership {
 	o := &ownership{c: c, sys: sys, owned: []string{linkPath(sys.ODataID)}, ties: map[string]tie{}}
-	var raw redfishLinks
-	if json.Unmarshal(sys.RawData, &raw) == nil {
-		o.owned = append(o.owned, paths(raw.Links.ManagedBy)...)
-		o.owned = append(o.owned, paths(raw.Links.Chassis)...)
-	}
+	raw, _ := decodeLinks(sys.RawData)
+	o.owned = append(o.owned, paths(raw.Links.ManagedBy)...)
+	o.owned = append(o.owned, paths(raw.Links.Chassis)...)
 	return o
 }
 
@@ -117,8 +126,8 @@ func (o *ownership) tieOf(uri string, depth int) tie {
 // tieOfResource reads the chassis or manager at top: the systems it names
 // decide, else the chassis that contains it.
 func (o *ownership) tieOfResource(top string, depth int) tie {
-	var raw redfishLinks
-	if !o.read(top, &raw) {
+	raw, ok := o.read(top)
+	if !ok {
 		return tieUnknown
 	}
 	servers := append(paths(raw.Links.ComputerSystems), paths(raw.Links.ManagerForServers)...)
@@ -160,10 +169,7 @@ func (o *ownership) readStorage() {
 		return
 	}
 	for _, st := range storages {
-		var raw redfishLinks
-		if json.Unmarshal(st.RawData, &raw) != nil {
-			continue
-		}
+		raw, _ := decodeLinks(st.RawData)
 		var drives []odataLink
 		_ = json.Unmarshal(raw.Drives, &drives)
 		o.owned = append(o.owned, paths(drives)...)
@@ -171,14 +177,17 @@ func (o *ownership) readStorage() {
 	}
 }
 
-// read decodes the resource at path p; false when the BMC does not
+// read reads the links of the resource at uri; false when the BMC does not
 // answer it.
-func (o *ownership) read(p string, v any) bool {
-	resp, err := o.c.api.Get(p)
+func (o *ownership) read(uri string) (redfishLinks, bool) {
+	resp, err := o.c.api.Get(uri)
 	if err != nil {
-		return false
+		return redfishLinks{}, false
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	return err == nil && json.Unmarshal(body, v) == nil
+	if err != nil {
+		return redfishLinks{}, false
+	}
+	return decodeLinks(body)
 }

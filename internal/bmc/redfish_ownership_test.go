@@ -207,8 +207,10 @@ func TestFirmwareOwnershipTwoSystems(t *testing.T) {
 	}
 	p.add("/redfish/v1/Chassis/Frame", map[string]any{"ChassisType": "Enclosure",
 		"Links": map[string]any{"ComputerSystems": links("/redfish/v1/Systems/1", "/redfish/v1/Systems/2")}})
+	// Its ManagedBy is one link, not a list: the other links are read all the same.
 	p.add("/redfish/v1/Chassis/Blade2", map[string]any{"ChassisType": "Blade", "Links": map[string]any{
-		"ComputerSystems": links("/redfish/v1/Systems/2"), "ContainedBy": map[string]string{"@odata.id": "/redfish/v1/Chassis/Frame"}}})
+		"ComputerSystems": links("/redfish/v1/Systems/2"), "ContainedBy": map[string]string{"@odata.id": "/redfish/v1/Chassis/Frame"},
+		"ManagedBy": map[string]string{"@odata.id": "/redfish/v1/Managers/2"}}})
 	p.firmware(map[string]string{
 		"bios1": "/redfish/v1/Systems/1", "bios2": "/redfish/v1/Systems/2",
 		"bmc1": "/redfish/v1/Managers/1", "bmc2": "/redfish/v1/Managers/2",

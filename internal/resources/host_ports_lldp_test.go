@@ -133,6 +133,11 @@ func TestHostValidateConfig_lldpNeedsInBandInspection(t *testing.T) {
 		{"inspect interface overridden", map[string]tftypes.Value{"inspection": tfStr("out-of-band"),
 			"interfaces": h.interfaces(map[string]tftypes.Value{"inspect": tfStr("agent")})}, ""},
 		{"ports from a variable", map[string]tftypes.Value{"inspection": tfStr("disabled"), "ports": unknownOf(portsType)}, ""},
+		// Ports not wholly known are judged once they are.
+		{"MAC from a variable", map[string]tftypes.Value{"inspection": tfStr("disabled"), "ports": tftypes.NewValue(portsType, []tftypes.Value{
+			objectWithNulls(portsType.ElementType.(tftypes.Object), map[string]tftypes.Value{
+				"mac": unknownOf(tftypes.String), "local_link_connection_from_lldp": tftypes.NewValue(tftypes.Bool, true)})})},
+			""},
 		{"no port from LLDP", map[string]tftypes.Value{"inspection": tfStr("disabled"),
 			"ports": tftypes.NewValue(portsType, []tftypes.Value{port("52:54:00:00:00:01", false)})}, ""},
 	} {

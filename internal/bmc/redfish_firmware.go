@@ -10,9 +10,9 @@ import (
 
 // This file is the firmware inventory of the UpdateService: the
 // components that belong to a system, its managers, its chassis and what
-// they contain (drives, NICs, storage controllers, power supplies). A BMC
-// serving several systems relates each component to its owner. Updating
-// them is update.go's.
+// they contain (drives, enclosures, NICs, storage controllers, power
+// supplies). A BMC serving several systems relates each component to its
+// owner (redfish_ownership.go). Updating them is update.go's.
 
 // FirmwareComponent is one entry of the firmware inventory.
 type FirmwareComponent struct {
@@ -50,25 +50,12 @@ func (c *RedfishClient) firmware(sys *schemas.ComputerSystem) ([]FirmwareCompone
 	if err != nil {
 		return nil, c.wrap("read firmware inventory", err)
 	}
-	// The system, its managers and its chassis own what is at or under
-	// their URIs (Chassis/1/Drives/0, Systems/1/Storage/1, ...).
-	owners := []string{linkPath(sys.ODataID)}
-	var raw struct {
-		Links struct {
-			ManagedBy, Chassis []struct {
-				ID string `json:"@odata.id"`
-			}
-		}
-	}
-	if json.Unmarshal(sys.RawData, &raw) == nil {
-		for _, l := range append(raw.Links.ManagedBy, raw.Links.Chassis...) {
-			owners = append(owners, linkPath(l.ID))
-		}
-	}
+	// Which items are the system's is redfish_ownership.go's.
+	owner := newOwnership(c, sys)
 	var out []FirmwareComponent
 	for _, it := range items {
 		related := relatedItems(it.RawData)
-		if len(related) > 0 && !anyOwned(related, owners) {
+		if !owner.keep(related) {
 			continue
 		}
 		out = append(out, FirmwareComponent{
@@ -101,7 +88,12 @@ func relatedItems(raw []byte) []string {
 // linkPath is a link compared as BMCs mean it: without case (iLO spells
 // links in lower case), trailing slash or fragment.
 func linkPath(uri string) string {
-	p, _, _ := strings.Cut(strings.ToLower(uri), "#")
+	return strings.ToLower(trimLink(uri))
+}
+
+// trimLink is uri without fragment or trailing slash.
+func trimLink(uri string) string {
+	p, _, _ := strings.Cut(uri, "#")
 	return strings.TrimRight(p, "/")
 }
 

@@ -37,7 +37,8 @@ func inventoryCount(srv *sim.Server) (int, error) {
 // TestAccFirmware_bmcProfiles: on each vendor profile of the simulator
 // (iLO-, iDRAC- and Supermicro-like), baremetal_firmware lists as many
 // components as the BMC's FirmwareInventory has members (iLO's drive items
-// relate to Chassis/<id>/Drives/...), its bios_version is the running
+// relate to the drives of a storage enclosure, Chassis/<id>-DE00A000, which
+// the system's chassis contains: both are listed), its bios_version is the running
 // ROM's, baremetal_hardware names NICs from the best field the BMC fills
 // with unknown speeds and vendors null, and an error answer (credentials
 // refused) is shown with its MessageId and text: iLO's body has only the
@@ -112,7 +113,10 @@ data "baremetal_hardware" "hw" {
 			if tc.dialect == sim.DialectILO {
 				checks = append(checks,
 					resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
-						"id": "21", "name": "Drive", "related_to.0": "/redfish/v1/chassis/sys-0/drives/0/",
+						"id": "21", "name": "Drive", "related_to.0": "/redfish/v1/chassis/sys-0-de00a000/drives/0/",
+					}),
+					resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
+						"id": "22", "name": "Drive", "version": "HPD4", "related_to.0": "/redfish/v1/chassis/sys-0-de00a000/drives/1/",
 					}),
 					resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
 						"id": "2", "name": "System ROM", "related_to.0": "/redfish/v1/systems/sys-0/",

@@ -203,6 +203,7 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		Name:                 n.Name,
 		Driver:               n.Driver,
 		DriverInfo:           withoutDeployImage(visibleDriverInfo(n.DriverInfo)),
+		BootInterface:        n.BootInterface,
 		State:                MapState(n.ProvisionState, lifecycle.StateNone),
 		ProvisionState:       n.ProvisionState,
 		TargetProvisionState: n.TargetProvisionState,

@@ -70,3 +70,36 @@ func TestHardwareRedfishVendorNICNames(t *testing.T) {
 		}
 	}
 }
+
+// What baremetal_firmware lists from an iLO-like BMC (no firmware API
+// below 1.86): all 23 FirmwareInventory items, the two SSDs' firmware
+// among them, though their RelatedItem is a drive of the storage enclosure
+// Chassis/<id>-DE00A000, which the system reaches only through its Storage
+// and its chassis' containment.
+func TestCatalogFirmwareILOEnclosureDrives(t *testing.T) {
+	const user, pass = "admin", "s3cret-Passw0rd"
+	bmcSrv, err := sim.Start(sim.Options{Dialect: sim.DialectILO}, 1, user, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bmcSrv.Close() })
+	access := &lifecycle.BMCAccess{
+		Address: "redfish+" + bmcSrv.SystemURL("sys-0"), Driver: "redfish",
+		DriverInfo: map[string]any{"redfish_username": user, "redfish_password": pass},
+	}
+	inv, err := NewCatalog(newCatFakeIronic(t, "").start("1.82")).Firmware(catCtx(t, 30*time.Second), catNodeUUID, access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var drives, lines []string
+	for _, c := range inv.Components {
+		lines = append(lines, fmt.Sprintf("%s %q %s %v", c.ID, c.Name, c.Version, c.RelatedTo))
+		if c.Name == "Drive" && len(c.RelatedTo) == 1 && strings.HasPrefix(c.RelatedTo[0], "/redfish/v1/chassis/sys-0-de00a000/drives/") {
+			drives = append(drives, c.ID)
+		}
+	}
+	t.Logf("%d components from %s:\n%s", len(inv.Components), inv.Source, strings.Join(lines, "\n"))
+	if inv.Source != lifecycle.FirmwareSourceRedfish || len(inv.Components) != 23 || strings.Join(drives, ",") != "21,22" {
+		t.Errorf("source %s, %d components, enclosure drives %v; want redfish, 23, [21 22]", inv.Source, len(inv.Components), drives)
+	}
+}

@@ -184,7 +184,8 @@ func checksumAlgo(img *lifecycle.Image) (algo, sum string) {
 }
 
 // sameImage reports whether instance_info already describes img
-// (BMO ironicHasSameImage).
+// (BMO ironicHasSameImage). An oci:// image is compared by reference and
+// digest (lifecycle.SameOCIImage), and by checksum only when it has one.
 func sameImage(ii map[string]any, img *lifecycle.Image) bool {
 	if img == nil {
 		return false
@@ -193,7 +194,17 @@ func sameImage(ii map[string]any, img *lifecycle.Image) bool {
 		return ii["boot_iso"] == img.URL
 	}
 	algo, sum := checksumAlgo(img)
-	if ii["image_source"] != img.URL {
+	src, _ := ii["image_source"].(string)
+	if lifecycle.IsOCI(img.URL) {
+		// An oci:// image is the reference's: the registry holds its
+		// checksum, so without one in the spec nothing else is compared.
+		if !lifecycle.SameOCIImage(src, img.URL) {
+			return false
+		}
+		if sum == "" {
+			return true
+		}
+	} else if src != img.URL {
 		return false
 	}
 	if algo == "" {

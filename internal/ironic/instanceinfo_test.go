@@ -188,3 +188,49 @@ func TestInstanceInfoPullSecret(t *testing.T) {
 		t.Errorf("an image without a secret left the old one: %+v", op)
 	}
 }
+
+// sameImage compares oci:// images by reference and digest: a tag
+// reference without a digest is the same tag's, a digest-pinned one the
+// same digest's (whatever tag it carries), with no checksum needed; a
+// checksum, when the image has one, is still compared. Other images keep
+// comparing URL and checksum.
+func TestSameImageOCI(t *testing.T) {
+	const digest = "sha256:8b1a9953c4611296a827abf8c47804d7e6c49c6b3e4e6b8f1f1f4b5d4c3b2a10"
+	const other = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+	for _, tc := range []struct {
+		name, deployed string
+		info           map[string]any // more of instance_info
+		img            lifecycle.Image
+		same           bool
+	}{
+		{"same tag", "oci://reg.example/demo/disk:1", nil, lifecycle.Image{URL: "oci://reg.example/demo/disk:1"}, true},
+		{"other tag", "oci://reg.example/demo/disk:1", nil, lifecycle.Image{URL: "oci://reg.example/demo/disk:2"}, false},
+		{"no tag and a tag", "oci://reg.example/demo/disk", nil, lifecycle.Image{URL: "oci://reg.example/demo/disk:latest"}, false},
+		{"same tag, registry with a port", "oci://reg.example:5000/demo/disk:1", nil, lifecycle.Image{URL: "oci://reg.example:5000/demo/disk:1"}, true},
+		{"other repository", "oci://reg.example/demo/disk:1", nil, lifecycle.Image{URL: "oci://reg.example/demo/other:1"}, false},
+		{"registry in upper case", "oci://REG.example/demo/disk:1", nil, lifecycle.Image{URL: "oci://reg.example/demo/disk:1"}, true},
+		{"same digest", "oci://reg.example/demo/disk@" + digest, nil, lifecycle.Image{URL: "oci://reg.example/demo/disk@" + digest}, true},
+		{"same digest, tag beside it", "oci://reg.example/demo/disk:1@" + digest, nil, lifecycle.Image{URL: "oci://reg.example/demo/disk@" + digest}, true},
+		{"other digest", "oci://reg.example/demo/disk@" + digest, nil, lifecycle.Image{URL: "oci://reg.example/demo/disk@" + other}, false},
+		{"digest and tag only", "oci://reg.example/demo/disk:1@" + digest, nil, lifecycle.Image{URL: "oci://reg.example/demo/disk:1"}, false},
+		{"checksum Ironic recorded", "oci://reg.example/demo/disk:1",
+			map[string]any{"image_os_hash_algo": "sha256", "image_os_hash_value": "abc"}, lifecycle.Image{URL: "oci://reg.example/demo/disk:1"}, true},
+		{"same checksum", "oci://reg.example/demo/disk:1", map[string]any{"image_checksum": "abc"},
+			lifecycle.Image{URL: "oci://reg.example/demo/disk:1", Checksum: "abc"}, true},
+		{"other checksum", "oci://reg.example/demo/disk:1", map[string]any{"image_checksum": "abc"},
+			lifecycle.Image{URL: "oci://reg.example/demo/disk:1", Checksum: "def"}, false},
+		{"http image and an oci one", "http://reg.example/demo/disk:1", nil, lifecycle.Image{URL: "oci://reg.example/demo/disk:1"}, false},
+		{"http image, same URL and checksum", "http://i/a", map[string]any{"image_checksum": "c"}, lifecycle.Image{URL: "http://i/a", Checksum: "c"}, true},
+		{"http image, other URL", "http://i/a", map[string]any{"image_checksum": "c"}, lifecycle.Image{URL: "http://i/b", Checksum: "c"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ii := map[string]any{"image_source": tc.deployed}
+			for k, v := range tc.info {
+				ii[k] = v
+			}
+			if got := sameImage(ii, &tc.img); got != tc.same {
+				t.Errorf("sameImage(%v, %s) = %v, want %v", ii, tc.img.URL, got, tc.same)
+			}
+		})
+	}
+}

@@ -70,17 +70,55 @@ func noMediaRefusal(obs Observation, err error) DataImageRefusal {
 			"Redfish VirtualMedia device.", hostLabel(obs), obs.ID, err)}
 }
 
+// virtualMediaBoot are Ironic's boot interfaces that boot the host from an
+// ISO in the BMC's virtual CD: the deploy ramdisk, and the instance when it
+// is an ISO.
+var virtualMediaBoot = map[string]bool{
+	"redfish-virtual-media":       true,
+	"idrac-redfish-virtual-media": true,
+	"ilo-virtual-media":           true,
+	"irmc-virtual-media":          true,
+}
+
+// DataImageBootRefusal refuses a data image (url) on a host whose boot
+// interface needs the virtual CD: Ironic inserts the host's boot ISO there
+// (deploying, cleaning, inspecting), so the two would take turns ejecting
+// each other. Nil when the host boots otherwise (or its interface is not
+// known).
+func DataImageBootRefusal(obs Observation, url string) *DataImageRefusal {
+	if !virtualMediaBoot[obs.BootInterface] {
+		return nil
+	}
+	return &DataImageRefusal{Attribute: "host_id", Summary: "Host boots from virtual media",
+		Detail: fmt.Sprintf("The data image %s cannot go on host %q (node %s): its boot_interface %q boots it from the "+
+			"BMC's virtual CD, where Ironic inserts its deploy ISO, and the data image needs that device. Attach data images "+
+			"to hosts that boot over the network (a redfish:// address, or boot_interface ipxe, pxe or redfish-https).",
+			url, hostLabel(obs), obs.ID, obs.BootInterface)}
+}
+
+// dataImageRefusals are the refusals of the host obs for a data image
+// (url) that need no BMC: detached, or booting from virtual media.
+func dataImageRefusals(obs Observation, url string) []DataImageRefusal {
+	if d := AsDetached(CheckAttached(obs, "attach a data image")); d != nil {
+		return []DataImageRefusal{{Attribute: "host_id", Summary: d.Summary(), Detail: d.Detail()}}
+	}
+	if r := DataImageBootRefusal(obs, url); r != nil {
+		return []DataImageRefusal{*r}
+	}
+	return nil
+}
+
 // CheckDataImage is AttachDataImage's plan-time half: the refusals for a
 // host that exists (none for one created in the same apply, or that cannot
-// be read now: the apply checks again): detached, or a BMC without virtual
-// media (read with access, when known).
-func (c *Clients) CheckDataImage(ctx context.Context, ref string, access *BMCAccess) []DataImageRefusal {
+// be read now: the apply checks again): detached, booting from virtual
+// media, or a BMC without virtual media (read with access, when known).
+func (c *Clients) CheckDataImage(ctx context.Context, ref, url string, access *BMCAccess) []DataImageRefusal {
 	obs, err := c.Machine.Observe(ctx, HostRef{ID: ref})
 	if err != nil || !obs.Exists {
 		return nil
 	}
-	if d := AsDetached(CheckAttached(obs, "attach a data image")); d != nil {
-		return []DataImageRefusal{{Attribute: "host_id", Summary: d.Summary(), Detail: d.Detail()}}
+	if r := dataImageRefusals(obs, url); r != nil {
+		return r
 	}
 	if access == nil {
 		return nil
@@ -106,8 +144,8 @@ type DataImageRequest struct {
 
 // AttachDataImage inserts req.URL in the host's CD virtual media through
 // its BMC, the node in maintenance for the duration: refused (with the
-// refusals, and no error) when the host is missing or detached or its BMC
-// has no virtual media. It returns the host and the device as read back.
+// refusals, no error, and nothing written) when the host is missing,
+// detached or boots from virtual media, or its BMC has no virtual media. It returns the host and the device as read back.
 func (c *Clients) AttachDataImage(ctx context.Context, req DataImageRequest) (Observation, MediaState, []DataImageRefusal, error) {
 	obs, err := c.Machine.Observe(ctx, HostRef{ID: req.Ref})
 	switch {
@@ -117,8 +155,8 @@ func (c *Clients) AttachDataImage(ctx context.Context, req DataImageRequest) (Ob
 		return obs, MediaState{}, []DataImageRefusal{{Attribute: "host_id", Summary: "Host not found",
 			Detail: fmt.Sprintf("No Ironic node has the UUID or name %q: create it with baremetal_host first.", req.Ref)}}, nil
 	}
-	if d := AsDetached(CheckAttached(obs, "attach a data image")); d != nil {
-		return obs, MediaState{}, []DataImageRefusal{{Attribute: "host_id", Summary: d.Summary(), Detail: d.Detail()}}, nil
+	if r := dataImageRefusals(obs, req.URL); r != nil {
+		return obs, MediaState{}, r, nil
 	}
 	v, m, err := c.mediaBMC()
 	if err != nil {

@@ -76,3 +76,23 @@ func TestWithOwnMaintenance(t *testing.T) {
 		t.Fatalf("cannot clear: %v", err)
 	}
 }
+
+// A data image is refused on a host whose boot interface boots it from the
+// BMC's virtual CD, naming the image and the interface; a host that boots
+// over the network, or whose interface is not read, is not.
+func TestDataImageBootRefusal(t *testing.T) {
+	const url = "http://images.example.com/ignition.iso"
+	for boot, refused := range map[string]bool{
+		"redfish-virtual-media": true, "idrac-redfish-virtual-media": true, "ilo-virtual-media": true, "irmc-virtual-media": true,
+		"ipxe": false, "pxe": false, "redfish-https": false, "": false,
+	} {
+		r := DataImageBootRefusal(Observation{Exists: true, ID: "node-1", Name: "host-a", BootInterface: boot}, url)
+		want := `The data image ` + url + ` cannot go on host "host-a" (node node-1): its boot_interface "` + boot + `" boots it from the BMC's virtual CD`
+		switch {
+		case !refused && r != nil:
+			t.Errorf("%q: refused: %+v", boot, r)
+		case refused && (r == nil || r.Attribute != "host_id" || r.Summary != "Host boots from virtual media" || !strings.HasPrefix(r.Detail, want)):
+			t.Errorf("%q: refusal %+v, want one on host_id saying %q", boot, r, want)
+		}
+	}
+}

@@ -45,6 +45,38 @@ func IsOCI(imageURL string) bool {
 	return err == nil && strings.EqualFold(u.Scheme, "oci")
 }
 
+// SameOCIImage reports whether two oci:// references name the same image:
+// the same repository, and the same digest when either is pinned to one
+// (oci://reg/repo@sha256:..., a tag beside it says nothing more), else the
+// same tag. Two references that are not both oci:// are not the same.
+func SameOCIImage(a, b string) bool {
+	if !IsOCI(a) || !IsOCI(b) {
+		return false
+	}
+	repoA, tagA, digestA := ociIdentity(a)
+	repoB, tagB, digestB := ociIdentity(b)
+	if repoA != repoB {
+		return false
+	}
+	if digestA != "" || digestB != "" {
+		return digestA == digestB
+	}
+	return tagA == tagB
+}
+
+// ociIdentity splits an oci:// reference into its repository (registry
+// host in lower case, then path), tag and digest; a colon before the last
+// slash is the registry's port, not a tag.
+func ociIdentity(ref string) (repo, tag, digest string) {
+	rest := ref[len("oci://"):]
+	rest, digest, _ = strings.Cut(rest, "@")
+	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
+		rest, tag = rest[:i], rest[i+1:]
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	return strings.ToLower(host) + "/" + path, tag, strings.ToLower(digest)
+}
+
 // CheckImageSupported returns an *OCIUnsupportedError when img is oci://
 // and Ironic's API maximum is older than OCIMinMicroversion; nil for other
 // images, and when v is nil (nothing to ask).

@@ -69,6 +69,8 @@ type Observation struct {
 	// the values Ironic masks (passwords): what an import reads back.
 	Driver     string
 	DriverInfo map[string]string
+	// BootInterface is the node's boot_interface ("" when not read).
+	BootInterface string
 	// State is the BMO state the node's Ironic provision state implies,
 	// given the host's previous state (see internal/ironic's mapping).
 	State                State

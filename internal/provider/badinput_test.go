@@ -321,6 +321,10 @@ func corpus() []badCase {
 		bad("inspection disabled without a MAC", "boot_mac_address", host(`
   inspection       = "disabled"
   boot_mac_address = null`), "Missing boot_mac_address", `inspection = "disabled" needs boot_mac_address`),
+		bad("LLDP port on a host inspected out of band", "ports", host(`
+  inspection = "out-of-band"
+  ports      = [{ mac = "52:54:00:12:34:56", local_link_connection_from_lldp = true }]`),
+			"LLDP needs in-band inspection", `port 52:54:00:12:34:56 sets local_link_connection_from_lldp = true, but inspection = "out-of-band" hears no LLDP`),
 		bad("conductor group with a space", "conductor_group", host(`conductor_group = "rack 1"`),
 			"Invalid conductor_group", `"rack 1"`),
 		bad("host create timeout zero", "timeouts.create", host(`timeouts = { create = "0s" }`),

@@ -48,7 +48,10 @@ func (r *dataImageResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"Metal3's DataImage. Ironic up to API 1.82 (21.4) has no virtual media API (attach/detach is 1.89+), so the image " +
 			"is inserted through the BMC's Redfish `VirtualMedia.InsertMedia` in its CD/DVD device, with the Ironic node in " +
 			"maintenance for the duration so that Ironic does not act on the node meanwhile; only the maintenance it set is " +
-			"ended. A host whose BMC has no CD/DVD virtual media is refused at plan when the host exists. Destroying the " +
+			"ended. A host whose BMC has no CD/DVD virtual media is refused at plan when the host exists, and so is a host that " +
+			"boots from virtual media (boot interface `redfish-virtual-media`, `idrac-redfish-virtual-media`, `ilo-virtual-media` " +
+			"or `irmc-virtual-media`: Ironic puts its boot ISO in that CD), at plan when the host exists, else at apply before " +
+			"anything is written. Destroying the " +
 			"resource ejects the image (only the one it inserted). A refresh reads the device: an image ejected, or replaced, " +
 			"out of band shows as `url` changed, and the next apply inserts it again. A detached host (`baremetal_host." +
 			"detached`) is refused on create and forgotten on destroy.",
@@ -81,8 +84,8 @@ func (m *dataImageModel) access(ctx context.Context, diags *diag.Diagnostics) *l
 	return tfglue.BMCFromObject(ctx, m.BMC, diags).Access(diags)
 }
 
-// ModifyPlan refuses, when the host exists, a detached host or a BMC
-// without virtual media.
+// ModifyPlan refuses, when the host exists, a detached host, one that
+// boots from virtual media, or a BMC without virtual media.
 func (r *dataImageResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.clients == nil {
 		return
@@ -101,7 +104,7 @@ func (r *dataImageResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	}
 	var diags diag.Diagnostics
 	access := plan.access(ctx, &diags) // unknown or bad credentials: the apply says
-	for _, f := range r.clients.CheckDataImage(ctx, plan.HostID.ValueString(), access) {
+	for _, f := range r.clients.CheckDataImage(ctx, plan.HostID.ValueString(), plan.URL.ValueString(), access) {
 		resp.Diagnostics.AddAttributeError(path.Root(f.Attribute), f.Summary, f.Detail)
 	}
 }

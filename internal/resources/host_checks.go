@@ -77,6 +77,7 @@ func (r *hostResource) ValidateConfig(ctx context.Context, req resource.Validate
 		checkRAID(ctx, &m, &resp.Diagnostics)
 	}
 	checkInspection(ctx, &m, &resp.Diagnostics)
+	m.checkLLDPInspection(ctx, &resp.Diagnostics)
 }
 
 // checkReach checks a way to reach the host, the credentials and the MAC

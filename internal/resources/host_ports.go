@@ -84,7 +84,8 @@ func portsAttribute() schema.SetNestedAttribute {
 					"`switch_info` its system name. The provider parses the agent's raw LLDP TLVs itself, so ironic-inspector's LLDP " +
 					"hooks are not needed, but the agent must collect LLDP (IPA's `ipa-collect-lldp=1`). When the cabling changed and " +
 					"the host was inspected again, the plan shows the port's old connection being replaced (Read records it with " +
-					"this attribute false) and apply sets the new one. Cannot be combined with `local_link_connection`; " +
+					"this attribute false) and apply sets the new one. Cannot be combined with `local_link_connection`, nor with " +
+					"`inspection` = `disabled` or `out-of-band` (refused at validate: neither hears LLDP); " +
 					"apply fails, naming the port, when the inspection heard no switch on the NIC or its chassis id is not a MAC.",
 			},
 		}},
@@ -150,6 +151,34 @@ func (oneLinkSource) ValidateSet(_ context.Context, req validator.SetRequest, re
 			fmt.Sprintf("port %s sets local_link_connection and local_link_connection_from_lldp = true; "+
 				"set local_link_connection by hand or take it from LLDP, not both.", mac.ValueString()))
 	})
+}
+
+// checkLLDPInspection refuses, at validate, a port that takes its
+// local_link_connection from LLDP on a host whose inspection hears no LLDP
+// (disabled, out-of-band: only the agent of an in-band inspection
+// listens), which would fail the apply after registering the host. An
+// interfaces.inspect override, or one not known yet, is left to the apply.
+func (m *hostModel) checkLLDPInspection(ctx context.Context, diags *diag.Diagnostics) {
+	mode := lifecycle.InspectionMode(m.Inspection.ValueString())
+	if mode != lifecycle.InspectionDisabled && mode != lifecycle.InspectionOutOfBand || !tfglue.Known(m.Ports) {
+		return
+	}
+	var ifaces map[string]string
+	if m.Interfaces.IsUnknown() || m.Interfaces.ElementsAs(ctx, &ifaces, false).HasError() || ifaces["inspect"] != "" {
+		return
+	}
+	for _, el := range m.Ports.Elements() {
+		obj, _ := el.(basetypes.ObjectValue)
+		attrs := obj.Attributes()
+		if fromLLDP, _ := attrs["local_link_connection_from_lldp"].(types.Bool); !fromLLDP.ValueBool() {
+			continue
+		}
+		mac, _ := attrs["mac"].(types.String)
+		diags.AddAttributeError(path.Root("ports").AtSetValue(el), "LLDP needs in-band inspection",
+			fmt.Sprintf("port %s sets local_link_connection_from_lldp = true, but inspection = %q hears no LLDP: only in-band "+
+				"inspection (inspection = \"enabled\") runs the agent that listens to the switch. Set the port's "+
+				"local_link_connection by hand, or inspect in-band.", mac.ValueString(), mode))
+	}
 }
 
 // portsSpec converts the ports argument.

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
@@ -100,5 +101,49 @@ func TestPortsSpecFromLLDP(t *testing.T) {
 	want := lifecycle.Port{MAC: "52:54:00:00:00:01", LocalLinkFromLLDP: true}
 	if len(got) != 1 || got[0].MAC != want.MAC || !got[0].LocalLinkFromLLDP || got[0].LocalLinkConnection != nil {
 		t.Errorf("portsSpec = %+v, want %+v", got, want)
+	}
+}
+
+// A port that takes local_link_connection from LLDP on a host whose
+// inspection hears none (disabled, out-of-band) is refused at validate,
+// naming the port's MAC and the inspection; in-band inspection (set or by
+// default), an interfaces.inspect override and ports not known yet pass.
+func TestHostValidateConfig_lldpNeedsInBandInspection(t *testing.T) {
+	s := hostSchema(t)
+	h := newHostTypes(t)
+	portsType := h.host.AttributeTypes["ports"].(tftypes.Set)
+	port := func(mac string, fromLLDP bool) tftypes.Value {
+		return objectWithNulls(portsType.ElementType.(tftypes.Object), map[string]tftypes.Value{
+			"mac": tfStr(mac), "local_link_connection_from_lldp": tftypes.NewValue(tftypes.Bool, fromLLDP),
+		})
+	}
+	ports := tftypes.NewValue(portsType, []tftypes.Value{port("52:54:00:00:00:01", false), port("52:54:00:00:00:02", true)})
+	for _, tc := range []struct {
+		name string
+		top  map[string]tftypes.Value
+		want string
+	}{
+		{"disabled", map[string]tftypes.Value{"inspection": tfStr("disabled")},
+			`port 52:54:00:00:00:02 sets local_link_connection_from_lldp = true, but inspection = "disabled" hears no LLDP`},
+		{"out-of-band", map[string]tftypes.Value{"inspection": tfStr("out-of-band")},
+			`port 52:54:00:00:00:02 sets local_link_connection_from_lldp = true, but inspection = "out-of-band" hears no LLDP`},
+		{"enabled", map[string]tftypes.Value{"inspection": tfStr("enabled")}, ""},
+		{"default", map[string]tftypes.Value{}, ""},
+		{"inspection from a variable", map[string]tftypes.Value{"inspection": unknownOf(tftypes.String)}, ""},
+		{"inspect interface overridden", map[string]tftypes.Value{"inspection": tfStr("out-of-band"),
+			"interfaces": h.interfaces(map[string]tftypes.Value{"inspect": tfStr("agent")})}, ""},
+		{"ports from a variable", map[string]tftypes.Value{"inspection": tfStr("disabled"), "ports": unknownOf(portsType)}, ""},
+		// Ports not wholly known are judged once they are.
+		{"MAC from a variable", map[string]tftypes.Value{"inspection": tfStr("disabled"), "ports": tftypes.NewValue(portsType, []tftypes.Value{
+			objectWithNulls(portsType.ElementType.(tftypes.Object), map[string]tftypes.Value{
+				"mac": unknownOf(tftypes.String), "local_link_connection_from_lldp": tftypes.NewValue(tftypes.Bool, true)})})},
+			""},
+		{"no port from LLDP", map[string]tftypes.Value{"inspection": tfStr("disabled"),
+			"ports": tftypes.NewValue(portsType, []tftypes.Value{port("52:54:00:00:00:01", false)})}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := map[string]tftypes.Value{"name": tfStr("h"), "bmc": h.redfish(), "boot_mac_address": tfStr("52:54:00:00:00:01"), "ports": ports}
+			checkHostValidate(t, s, base, tc.top, tc.want)
+		})
 	}
 }

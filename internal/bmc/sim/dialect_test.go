@@ -88,10 +88,35 @@ func TestILODialect(t *testing.T) {
 		}
 	}
 	c.expect(200, "GET", inv.Members[20].ID, nil, &drive)
-	if drive.Name != "Drive" || len(drive.RelatedItem) != 1 || drive.RelatedItem[0].ID != "/redfish/v1/chassis/sys-0/drives/0/" {
+	if drive.Name != "Drive" || len(drive.RelatedItem) != 1 || drive.RelatedItem[0].ID != "/redfish/v1/chassis/sys-0-de00a000/drives/0/" {
 		t.Errorf("drive item = %+v", drive)
 	}
 	c.expect(200, "GET", drive.RelatedItem[0].ID, nil, nil)
+	// The drive is in a storage enclosure, as on an iLO: contained by the
+	// system's chassis and linked from its Storage, not from the system.
+	var enc struct {
+		ChassisType string
+		Links       struct {
+			ContainedBy struct {
+				ID string `json:"@odata.id"`
+			}
+		}
+	}
+	c.expect(200, "GET", "/redfish/v1/chassis/sys-0-de00a000/", nil, &enc)
+	if enc.ChassisType != "StorageEnclosure" || enc.Links.ContainedBy.ID != "/redfish/v1/chassis/sys-0/" {
+		t.Errorf("enclosure = %+v", enc)
+	}
+	var storage struct {
+		Links struct {
+			Enclosures []struct {
+				ID string `json:"@odata.id"`
+			}
+		}
+	}
+	c.expect(200, "GET", "/redfish/v1/systems/sys-0/storage/1/", nil, &storage)
+	if len(storage.Links.Enclosures) != 1 || storage.Links.Enclosures[0].ID != "/redfish/v1/chassis/sys-0-de00a000/" {
+		t.Errorf("storage links = %+v", storage.Links)
+	}
 
 	// Errors carry only the MessageId and its arguments; the text is in
 	// the iLO registry the BMC serves.

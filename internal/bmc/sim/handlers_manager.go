@@ -126,6 +126,16 @@ func (s *Server) handleEjectMedia(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleChassis(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, func(sys *system) any {
 		p := sys.profile
+		if sys.isEnclosure(r.PathValue("id")) {
+			return enclosureJSON(sys)
+		}
+		chassisLinks := map[string]any{
+			"ComputerSystems": links(sysURI(sys.id)),
+			"ManagedBy":       links(v1 + "/Managers/" + sys.id),
+		}
+		if p.Enclosure != "" {
+			chassisLinks["Contains"] = links(v1 + "/Chassis/" + sys.enclosureID())
+		}
 		return map[string]any{
 			"@odata.id":    v1 + "/Chassis/" + sys.id,
 			"@odata.type":  "#Chassis.v1_14_0.Chassis",
@@ -138,12 +148,26 @@ func (s *Server) handleChassis(w http.ResponseWriter, r *http.Request) {
 			"SKU":          p.SKU,
 			"PowerState":   sys.power,
 			"Status":       status(),
-			"Links": map[string]any{
-				"ComputerSystems": links(sysURI(sys.id)),
-				"ManagedBy":       links(v1 + "/Managers/" + sys.id),
-			},
+			"Links":        chassisLinks,
 		}
 	})
+}
+
+// enclosureJSON is the system's storage-enclosure chassis, as iLO serves
+// Chassis/DE00A000: its drives, contained by the system's chassis, with no
+// link to the system itself.
+func enclosureJSON(sys *system) map[string]any {
+	u := v1 + "/Chassis/" + sys.enclosureID()
+	return map[string]any{
+		"@odata.id":   u,
+		"@odata.type": "#Chassis.v1_14_0.Chassis",
+		"Id":          sys.enclosureID(),
+		"Name":        "Storage Enclosure " + sys.profile.Enclosure,
+		"ChassisType": "StorageEnclosure",
+		"Drives":      link(u + "/Drives"),
+		"Status":      status(),
+		"Links":       map[string]any{"ContainedBy": link(v1 + "/Chassis/" + sys.id)},
+	}
 }
 
 // mediaDev is the virtual media device named dev, compared without case.

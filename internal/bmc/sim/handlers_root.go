@@ -137,8 +137,16 @@ func (s *Server) handleManagers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleChassisCollection(w http.ResponseWriter, r *http.Request) {
-	writeCollection(w, r, v1+"/Chassis", "#ChassisCollection.ChassisCollection",
-		"Chassis Collection", s.memberURIs(r, v1+"/Chassis/"))
+	s.mu.Lock()
+	var members []string
+	for _, sys := range s.visibleSystems(r) {
+		members = append(members, v1+"/Chassis/"+sys.id)
+		if e := sys.enclosureID(); e != "" {
+			members = append(members, v1+"/Chassis/"+e)
+		}
+	}
+	s.mu.Unlock()
+	writeCollection(w, r, v1+"/Chassis", "#ChassisCollection.ChassisCollection", "Chassis Collection", members)
 }
 
 // --- attribute registries ---

@@ -344,7 +344,7 @@ func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {
 		for _, d := range sys.profile.Disks {
 			drives = append(drives, u+"/Drives/"+d.Name)
 		}
-		return map[string]any{
+		body := map[string]any{
 			"@odata.id":                      u,
 			"@odata.type":                    "#Storage.v1_8_0.Storage",
 			"Id":                             "1",
@@ -355,6 +355,10 @@ func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {
 			"StorageControllers":             []map[string]any{{"@odata.id": u + "#/StorageControllers/0", "MemberId": "0", "Name": "Simulated HBA", "Status": status(), "SupportedDeviceProtocols": []string{"SATA", "SAS", "NVMe"}}},
 			"StorageControllers@odata.count": 1,
 		}
+		if e := sys.enclosureID(); e != "" {
+			body["Links"] = map[string]any{"Enclosures": links(v1 + "/Chassis/" + e)}
+		}
+		return body
 	})
 }
 
@@ -377,6 +381,9 @@ func (s *Server) handleDrive(w http.ResponseWriter, r *http.Request) {
 			uri := sysURI(sys.id) + "/Storage/1/Drives/" + d.Name
 			if r.PathValue("item") == "" { // a chassis' drive, as iLO links them
 				uri = v1 + "/Chassis/" + sys.id + "/Drives/" + d.Name
+				if sys.isEnclosure(r.PathValue("id")) {
+					uri = v1 + "/Chassis/" + sys.enclosureID() + "/Drives/" + d.Name
+				}
 			}
 			body := map[string]any{
 				"@odata.id":     uri,

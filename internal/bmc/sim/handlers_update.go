@@ -58,7 +58,7 @@ func relatedURI(sys *system, related string) string {
 		related = "{system}"
 	}
 	return strings.NewReplacer("{system}", sysURI(sys.id), "{manager}", v1+"/Managers/"+sys.id,
-		"{chassis}", v1+"/Chassis/"+sys.id).Replace(related)
+		"{chassis}", v1+"/Chassis/"+sys.id, "{enclosure}", v1+"/Chassis/"+sys.enclosureID()).Replace(related)
 }
 
 func (s *Server) handleFirmware(w http.ResponseWriter, r *http.Request) {

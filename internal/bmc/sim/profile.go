@@ -20,6 +20,11 @@ type Profile struct {
 
 	NICs  []NIC
 	Disks []Disk
+	// Enclosure, when set, names a storage-enclosure chassis that holds the
+	// disks, as iLO's DE00A000 does: contained by the system's chassis,
+	// linked from its Storage's Links.Enclosures, not among its
+	// Links.Chassis. Its id is "<system id>-<Enclosure>".
+	Enclosure string
 
 	// BIOS holds the BIOS attributes with their registry description; Value
 	// is the current value the system boots with.
@@ -120,8 +125,8 @@ type Firmware struct {
 	// Role is "BIOS" for the system's running BIOS image (its version is
 	// the system's BiosVersion) and "BMC" for the manager's; "" otherwise.
 	Role string
-	// Related is the RelatedItem: a path with {system}, {manager} and
-	// {chassis} standing for the system's resources (e.g.
+	// Related is the RelatedItem: a path with {system}, {manager},
+	// {chassis} and {enclosure} standing for the system's resources (e.g.
 	// "{chassis}/Drives/0"); "" is the system itself, "none" no RelatedItem.
 	Related string
 	// ReadOnly items are not Updateable.

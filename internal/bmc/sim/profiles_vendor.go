@@ -39,8 +39,9 @@ func enum(name string, value string, allowed ...string) BiosAttribute {
 }
 
 // ILOProfile is a server behind an HPE iLO-like BMC (DialectILO): a
-// FirmwareInventory of 23 items whose two drive items relate to
-// Chassis/{id}/Drives/..., two system ROM images ("System ROM" runs,
+// FirmwareInventory of 23 items whose two drive items relate to the drives
+// of the storage enclosure Chassis/{id}-DE00A000 (contained by the
+// system's chassis, linked from its Storage), two system ROM images ("System ROM" runs,
 // "Redundant System ROM" is the fallback), NICs without names whose speed
 // is unknown until the link is up, drives without a manufacturer, and a
 // BIOS attribute registry written for the platform family: larger than the
@@ -67,6 +68,7 @@ func ILOProfile(i int) Profile {
 			{Name: "0", SizeBytes: 960_197_124_096, Model: "VK000960GWTTB", Serial: fmt.Sprintf("ILOSSD%05d0", i), MediaType: MediaSSD},
 			{Name: "1", SizeBytes: 960_197_124_096, Model: "VK000960GWTTB", Serial: fmt.Sprintf("ILOSSD%05d1", i), MediaType: MediaSSD},
 		},
+		Enclosure:    "DE00A000",
 		BIOSRegistry: "BiosAttributeRegistryU46.v1_2_34",
 		BIOS: []BiosAttribute{
 			enum("WorkloadProfile", "GeneralPowerEfficientCompute",
@@ -115,8 +117,8 @@ func ILOProfile(i int) Profile {
 			{ID: "18", Name: "Smart Storage Energy Pack 1 Firmware", Version: "0.70", Related: "{chassis}"},
 			{ID: "19", Name: "8 SFF 12G x1SAS UBM2 BC BP", Version: "1.24", Related: "{chassis}", ReadOnly: true},
 			{ID: "20", Name: "TPM Firmware", Version: "7.2.2.0", Related: "{system}", ReadOnly: true},
-			{ID: "21", Name: "Drive", Version: "HPD4", Related: "{chassis}/Drives/0"},
-			{ID: "22", Name: "Drive", Version: "HPD4", Related: "{chassis}/Drives/1"},
+			{ID: "21", Name: "Drive", Version: "HPD4", Related: "{enclosure}/Drives/0"},
+			{ID: "22", Name: "Drive", Version: "HPD4", Related: "{enclosure}/Drives/1"},
 			{ID: "23", Name: "NVMe Backplane Firmware", Version: "1.20", Related: "{chassis}", ReadOnly: true},
 		},
 	}

@@ -418,8 +418,9 @@ func (s *Server) systemForRequest(scope, path string) (*system, bool) {
 			break
 		}
 	}
+	sys := s.namedSystem(path, named)
 	if scope != "" {
-		if named != "" && !strings.EqualFold(named, scope) {
+		if named != "" && (sys == nil || sys.id != scope) {
 			return nil, false
 		}
 		return s.systems[scope], true
@@ -427,8 +428,22 @@ func (s *Server) systemForRequest(scope, path string) (*system, bool) {
 	if named == "" {
 		return nil, true
 	}
-	sys := s.findSystem(named)
 	return sys, sys != nil
+}
+
+// namedSystem is the system that id in path names: the system of that id,
+// or for a chassis path also the system whose storage enclosure it is;
+// s.mu held.
+func (s *Server) namedSystem(path, id string) *system {
+	if sys := s.findSystem(id); sys != nil || !strings.HasPrefix(path, v1+"/Chassis/") {
+		return sys
+	}
+	for _, sid := range s.order {
+		if s.systems[sid].isEnclosure(id) {
+			return s.systems[sid]
+		}
+	}
+	return nil
 }
 
 // findSystem is the system with id, compared without case as a client
@@ -484,9 +499,10 @@ func (s *Server) sortedSystems() []*system {
 	return out
 }
 
-// lookup returns the system of the {id} path value; s.mu held.
+// lookup returns the system of the {id} path value (of a chassis path,
+// also the system whose storage enclosure it is); s.mu held.
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request) *system {
-	sys := s.findSystem(r.PathValue("id"))
+	sys := s.namedSystem(r.URL.Path, r.PathValue("id"))
 	if sys == nil {
 		writeError(w, http.StatusNotFound, "Base.1.8.ResourceMissingAtURI", "no such system: "+r.PathValue("id"))
 	}

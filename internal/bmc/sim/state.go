@@ -143,6 +143,20 @@ func (sys *system) roleVersion(role string) string {
 	return ""
 }
 
+// enclosureID is the id of the system's storage-enclosure chassis, ""
+// when its profile has none.
+func (sys *system) enclosureID() string {
+	if sys.profile.Enclosure == "" {
+		return ""
+	}
+	return sys.id + "-" + sys.profile.Enclosure
+}
+
+// isEnclosure says whether chassis id is the system's storage enclosure.
+func (sys *system) isEnclosure(id string) bool {
+	return sys.profile.Enclosure != "" && strings.EqualFold(id, sys.enclosureID())
+}
+
 // fwID is the FirmwareInventory member id of component comp: prefixed with
 // the system's id in the DMTF dialect (one inventory serves every system),
 // the vendor's own id otherwise.

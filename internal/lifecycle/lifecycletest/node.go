@@ -45,8 +45,10 @@ type Node struct {
 	PoweredOn bool
 	// BootMode is read back by Observe.
 	BootMode lifecycle.BootMode
-	// Boot is what Observe reads back of the node's boot settings.
-	Boot lifecycle.BootObservation
+	// Boot is what Observe reads back of the node's boot settings, and
+	// BootInterface its boot_interface.
+	Boot          lifecycle.BootObservation
+	BootInterface string
 	// BIOS holds the node's BIOS settings: manual cleaning (Prepare)
 	// applies the spec's firmware settings to it, or empties it for a
 	// factory reset. FailPrepare, when set, fails every cleaning.
@@ -354,7 +356,7 @@ func (n *Node) Observe(_ context.Context, h *lifecycle.Host) (lifecycle.Observat
 	return lifecycle.Observation{
 		Exists: true, ID: n.ID, Name: n.Name, State: StateOf(n.PS), ProvisionState: n.PS,
 		PoweredOn: &on, LastError: n.lastError, DeployedImage: n.Image, BootMode: n.BootMode,
-		Maintenance: n.Maintenance, MaintenanceReason: reason, Boot: n.Boot,
+		Maintenance: n.Maintenance, MaintenanceReason: reason, Boot: n.Boot, BootInterface: n.BootInterface,
 	}, nil
 }
 

@@ -133,6 +133,10 @@ type actionCase struct {
 	want  string // a part of the error; "" for success
 	calls string // the provisioner calls other than Observe
 	gated bool   // the run needed a capacity slot
+	// script queues provisioner replies by method; modes are the modes of
+	// the power off and reboot calls, in order (checked when set).
+	script map[string][]provReply
+	modes  string
 }
 
 func runActionCases(t *testing.T, cases []actionCase) {
@@ -140,6 +144,9 @@ func runActionCases(t *testing.T, cases []actionCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newActionEnv(c.obs, c.bare)
+			for method, replies := range c.script {
+				e.prov.on(method, replies...)
+			}
 			err := c.run(e)
 			switch {
 			case c.want == "" && err != nil:
@@ -155,6 +162,15 @@ func runActionCases(t *testing.T, cases []actionCase) {
 			}
 			if e.gate.Holds(actionNode) {
 				t.Errorf("the action kept its capacity slot")
+			}
+			var modes []string
+			for _, call := range e.prov.calls {
+				if call.Method == "PowerOff" || call.Method == "Reboot" {
+					modes = append(modes, string(call.Mode))
+				}
+			}
+			if got := strings.Join(modes, ","); c.modes != "" && got != c.modes {
+				t.Errorf("power off and reboot modes %s, want %s", got, c.modes)
 			}
 			if c.want == "" && len(e.progress) == 0 {
 				t.Errorf("no progress reported")
@@ -215,6 +231,30 @@ func TestRebootHost(t *testing.T) {
 		actionCase{name: "powered off", obs: node(StateAvailable, powered(false)), run: reboot(PowerSoft),
 			want: `state "available", Ironic verb "reboot", Ironic provision state "available": the host is powered off, there is nothing to reboot`},
 		actionCase{name: "power unknown", obs: node(StateAvailable, func(o *Observation) { o.PoweredOn = nil }), run: reboot(PowerSoft), calls: "PowerOff,PowerOn"},
+	)
+	// How the power off (or Ironic's reboot) goes: a soft one that fails
+	// goes on hard at once; a hard one that fails is retried once.
+	softFails := provReply{res: Result{ErrorMessage: "Timed out waiting for a soft power off"}}
+	hardFails := provReply{res: Result{ErrorMessage: "BMC unreachable"}}
+	down := provReply{err: errors.New("connection reset")}
+	inPlace := node(StateProvisioned, noPowerOff)
+	cases = append(cases,
+		actionCase{name: "soft fails: hard", obs: node(StateAvailable), run: reboot(PowerSoft),
+			script: map[string][]provReply{"PowerOff": {softFails, busy10}}, calls: "PowerOff,PowerOff,PowerOff,PowerOn", modes: "soft,hard,hard"},
+		actionCase{name: "hard fails, retried forced", obs: node(StateAvailable), run: reboot(PowerSoft),
+			script: map[string][]provReply{"PowerOff": {softFails, hardFails, busy10}}, calls: "PowerOff,PowerOff,PowerOff,PowerOff,PowerOn", modes: "soft,hard,hard,hard"},
+		actionCase{name: "hard fails twice", obs: node(StateAvailable), run: reboot(PowerHard),
+			script: map[string][]provReply{"PowerOff": {hardFails, hardFails}}, calls: "PowerOff,PowerOff", modes: "hard,hard",
+			want: `state "available", power management error: last_error: reboot: BMC unreachable`},
+		actionCase{name: "power off errs: retried", obs: node(StateAvailable), run: reboot(PowerSoft),
+			script: map[string][]provReply{"PowerOff": {down}}, calls: "PowerOff,PowerOff,PowerOn"},
+		actionCase{name: "in place: soft fails, hard", obs: inPlace, run: reboot(PowerSoft),
+			script: map[string][]provReply{"Reboot": {softFails, busy10}}, calls: "Reboot,Reboot,Reboot,PowerOn", modes: "soft,hard,hard"},
+		actionCase{name: "in place: hard fails twice", obs: inPlace, run: reboot(PowerSoft),
+			script: map[string][]provReply{"Reboot": {softFails, hardFails, hardFails}}, calls: "Reboot,Reboot,Reboot", modes: "soft,hard,hard",
+			want: "reboot: BMC unreachable"},
+		actionCase{name: "in place: errs, retried", obs: inPlace, run: reboot(PowerHard),
+			script: map[string][]provReply{"Reboot": {down}}, calls: "Reboot,Reboot,PowerOn", modes: "hard,hard"},
 	)
 	runActionCases(t, cases)
 

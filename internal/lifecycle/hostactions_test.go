@@ -134,7 +134,8 @@ type actionCase struct {
 	calls string // the provisioner calls other than Observe
 	gated bool   // the run needed a capacity slot
 	// script queues provisioner replies by method; modes are the modes of
-	// the power off and reboot calls, in order (checked when set).
+	// the power off and reboot calls, in order, "!" marking a forced one
+	// (checked when set).
 	script map[string][]provReply
 	modes  string
 }
@@ -166,7 +167,7 @@ func runActionCases(t *testing.T, cases []actionCase) {
 			var modes []string
 			for _, call := range e.prov.calls {
 				if call.Method == "PowerOff" || call.Method == "Reboot" {
-					modes = append(modes, string(call.Mode))
+					modes = append(modes, string(call.Mode)+map[bool]string{true: "!"}[call.Restart])
 				}
 			}
 			if got := strings.Join(modes, ","); c.modes != "" && got != c.modes {
@@ -240,11 +241,13 @@ func TestRebootHost(t *testing.T) {
 	inPlace := node(StateProvisioned, noPowerOff)
 	cases = append(cases,
 		actionCase{name: "soft fails: hard", obs: node(StateAvailable), run: reboot(PowerSoft),
-			script: map[string][]provReply{"PowerOff": {softFails, busy10}}, calls: "PowerOff,PowerOff,PowerOff,PowerOn", modes: "soft,hard,hard"},
-		actionCase{name: "hard fails, retried forced", obs: node(StateAvailable), run: reboot(PowerSoft),
-			script: map[string][]provReply{"PowerOff": {softFails, hardFails, busy10}}, calls: "PowerOff,PowerOff,PowerOff,PowerOff,PowerOn", modes: "soft,hard,hard,hard"},
+			script: map[string][]provReply{"PowerOff": {softFails, busy10}}, calls: "PowerOff,PowerOff,PowerOff,PowerOn", modes: "soft,hard!,hard"},
+		actionCase{name: "hard fails at once, retried forced", obs: node(StateAvailable), run: reboot(PowerSoft),
+			script: map[string][]provReply{"PowerOff": {softFails, hardFails, busy10}}, calls: "PowerOff,PowerOff,PowerOff,PowerOff,PowerOn", modes: "soft,hard!,hard!,hard"},
+		actionCase{name: "hard fails once taken, retried forced", obs: node(StateAvailable), run: reboot(PowerSoft),
+			script: map[string][]provReply{"PowerOff": {softFails, busy10, hardFails}}, calls: "PowerOff,PowerOff,PowerOff,PowerOff,PowerOn", modes: "soft,hard!,hard,hard!"},
 		actionCase{name: "hard fails twice", obs: node(StateAvailable), run: reboot(PowerHard),
-			script: map[string][]provReply{"PowerOff": {hardFails, hardFails}}, calls: "PowerOff,PowerOff", modes: "hard,hard",
+			script: map[string][]provReply{"PowerOff": {hardFails, hardFails}}, calls: "PowerOff,PowerOff", modes: "hard!,hard!",
 			want: `state "available", power management error: last_error: reboot: BMC unreachable`},
 		actionCase{name: "power off errs: retried", obs: node(StateAvailable), run: reboot(PowerSoft),
 			script: map[string][]provReply{"PowerOff": {down}}, calls: "PowerOff,PowerOff,PowerOn"},

@@ -6,177 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
-
-// poolData is what every process sees: pools and address records, with
-// CreateAddress atomic per (pool, address), as internal/ironic's store
-// over deploy templates makes it.
-type poolData struct {
-	mu    sync.Mutex
-	pools map[string]IPPoolSpec
-	recs  []IPAddressRecord
-	ids   int
-	ops   []string // every call, "<view>:<op>", in order
-}
-
-func newPoolData(specs ...IPPoolSpec) *poolData {
-	d := &poolData{pools: map[string]IPPoolSpec{}}
-	for _, s := range specs {
-		d.pools[s.Name] = s
-	}
-	return d
-}
-
-// add records an address directly (another workspace's claim).
-func (d *poolData) add(pool, addr, owner string) IPAddressRecord {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.ids++
-	r := IPAddressRecord{ID: fmt.Sprintf("addr-%d", d.ids), Pool: pool, Address: addr, Owner: owner}
-	d.recs = append(d.recs, r)
-	return r
-}
-
-// holders lists the records as "address=owner", by address.
-func (d *poolData) holders() string {
-	d.mu.Lock()
-	recs := slices.Clone(d.recs)
-	d.mu.Unlock()
-	sortRecords(recs)
-	var out []string
-	for _, r := range recs {
-		out = append(out, r.Address+"="+r.Owner)
-	}
-	return strings.Join(out, ",")
-}
-
-// poolView is one process's IPPoolStore over d. Every call first goes
-// through hook with its number in this view (from 1) and its name: the
-// seam where a test runs another claimer, changes the records, or fails
-// the call (a killed process). A view has its own pointer, so claims
-// through two views do not share the in-process pool lock, as claims from
-// two workspaces do not.
-type poolView struct {
-	d    *poolData
-	name string
-	n    int
-	hook func(n int, op string) error
-	// createExists, when set, makes every CreateAddress fail as taken
-	// without recording anything (a claim that took it and let it go).
-	createExists bool
-}
-
-var errKilled = errors.New("process killed")
-
-func (v *poolView) enter(op string) error {
-	v.d.mu.Lock()
-	v.n++
-	n := v.n
-	v.d.ops = append(v.d.ops, v.name+":"+op)
-	v.d.mu.Unlock()
-	if v.hook != nil {
-		return v.hook(n, op)
-	}
-	return nil
-}
-
-func (v *poolView) CreatePool(_ context.Context, spec IPPoolSpec) error {
-	if err := v.enter("CreatePool"); err != nil {
-		return err
-	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
-	if _, ok := v.d.pools[spec.Name]; ok {
-		return fmt.Errorf("pool %s: %w", spec.Name, ErrIPRecordExists)
-	}
-	v.d.pools[spec.Name] = spec
-	return nil
-}
-
-func (v *poolView) Pool(_ context.Context, name string) (IPPoolSpec, bool, error) {
-	if err := v.enter("Pool"); err != nil {
-		return IPPoolSpec{}, false, err
-	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
-	s, ok := v.d.pools[name]
-	return s, ok, nil
-}
-
-func (v *poolView) UpdatePool(_ context.Context, spec IPPoolSpec) error {
-	if err := v.enter("UpdatePool"); err != nil {
-		return err
-	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
-	v.d.pools[spec.Name] = spec
-	return nil
-}
-
-func (v *poolView) DeletePool(_ context.Context, name string) error {
-	if err := v.enter("DeletePool"); err != nil {
-		return err
-	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
-	delete(v.d.pools, name)
-	return nil
-}
-
-func (v *poolView) Addresses(_ context.Context, pool string) ([]IPAddressRecord, error) {
-	if err := v.enter("Addresses"); err != nil {
-		return nil, err
-	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
-	var out []IPAddressRecord
-	for _, r := range v.d.recs {
-		if r.Pool == pool {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func (v *poolView) Address(_ context.Context, id string) (IPAddressRecord, bool, error) {
-	if err := v.enter("Address"); err != nil {
-		return IPAddressRecord{}, false, err
-	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
-	i := slices.IndexFunc(v.d.recs, func(r IPAddressRecord) bool { return r.ID == id })
-	if i < 0 {
-		return IPAddressRecord{}, false, nil
-	}
-	return v.d.recs[i], true, nil
-}
-
-func (v *poolView) CreateAddress(_ context.Context, rec IPAddressRecord) (IPAddressRecord, error) {
-	if err := v.enter("CreateAddress"); err != nil {
-		return rec, err
-	}
-	v.d.mu.Lock()
-	taken := v.createExists || slices.ContainsFunc(v.d.recs, func(r IPAddressRecord) bool {
-		return r.Pool == rec.Pool && r.Address == rec.Address
-	})
-	v.d.mu.Unlock()
-	if taken {
-		return rec, fmt.Errorf("address %s: %w", rec.Address, ErrIPRecordExists)
-	}
-	return v.d.add(rec.Pool, rec.Address, rec.Owner), nil
-}
-
-func (v *poolView) DeleteAddress(_ context.Context, id string) error {
-	if err := v.enter("DeleteAddress"); err != nil {
-		return err
-	}
-	v.d.mu.Lock()
-	defer v.d.mu.Unlock()
-	v.d.recs = slices.DeleteFunc(v.d.recs, func(r IPAddressRecord) bool { return r.ID == id })
-	return nil
-}
 
 // rack is a pool of three addresses, .10 to .12, and a pre-allocation
 // outside them.
@@ -461,19 +292,26 @@ func TestClaimIPChoice(t *testing.T) {
 		held        [][2]string // address, owner
 		want        string
 		holders     string
+		reserved    string // an address of the range pre-allocated to "res"
 	}{
-		{"lowest", "a", nil, "10.0.0.10", "10.0.0.10=a"},
-		{"a gap", "a", [][2]string{{"10.0.0.10", "x"}, {"10.0.0.12", "z"}}, "10.0.0.11", "10.0.0.10=x,10.0.0.11=a,10.0.0.12=z"},
-		{"pre-allocation", "pre", nil, "10.0.0.50", "10.0.0.50=pre"},
-		{"held twice: keeps the lowest", "a", [][2]string{{"10.0.0.12", "a"}, {"10.0.0.11", "a"}}, "10.0.0.11", "10.0.0.11=a"},
+		{"lowest", "a", nil, "10.0.0.10", "10.0.0.10=a", ""},
+		{"a gap", "a", [][2]string{{"10.0.0.10", "x"}, {"10.0.0.12", "z"}}, "10.0.0.11", "10.0.0.10=x,10.0.0.11=a,10.0.0.12=z", ""},
+		{"pre-allocation", "pre", nil, "10.0.0.50", "10.0.0.50=pre", ""},
+		{"held twice: keeps the lowest", "a", [][2]string{{"10.0.0.12", "a"}, {"10.0.0.11", "a"}}, "10.0.0.11", "10.0.0.11=a", ""},
+		{"another's pre-allocation skipped", "a", nil, "10.0.0.11", "10.0.0.11=a", "10.0.0.10"},
+		{"its pre-allocation in the range", "res", [][2]string{{"10.0.0.11", "x"}}, "10.0.0.12", "10.0.0.11=x,10.0.0.12=res", "10.0.0.12"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			d := newPoolData(rack)
+			spec := rack
+			if c.reserved != "" {
+				spec.PreAllocations = map[string]string{"res": c.reserved}
+			}
+			d := newPoolData(spec)
 			for _, h := range c.held {
 				d.add(rack.Name, h[0], h[1])
 			}
 			got, err := (&poolView{d: d}).claim(c.owner)
-			if err != nil || got.Address != c.want || got.CIDR() != c.want+"/24" || !slices.Equal(got.DNSServers, rack.DNSServers) {
+			if err != nil || got.Address != c.want || got.CIDR() != c.want+"/24" || !slices.Equal(got.DNSServers, spec.DNSServers) {
 				t.Fatalf("claim %+v, %v; want %s", got, err, c.want)
 			}
 			if h := d.holders(); h != c.holders {

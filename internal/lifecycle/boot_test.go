@@ -2,7 +2,9 @@ package lifecycle_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -89,5 +91,62 @@ func TestDeployDefaultsToPreprovisioningNetworkData(t *testing.T) {
 		if got := n.Deployed()[0].Spec.NetworkData; !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: deployed with network_data %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// A deploy image's driver_info names every key (unset ones empty, so they
+// are removed); architectures compare by their usual names.
+func TestDeployImageAndArchitecture(t *testing.T) {
+	var none *lifecycle.DeployImage
+	if di := none.DriverInfo(); len(di) != 5 || di["deploy_kernel"] != "" || di["kernel_append_params"] != "" {
+		t.Errorf("nil deploy image: %v", di)
+	}
+	d := &lifecycle.DeployImage{ISO: "http://img/ipa.iso", KernelParams: "console=ttyS0"}
+	if di := d.DriverInfo(); di["deploy_iso"] != d.ISO || di["kernel_append_params"] != d.KernelParams || di["deploy_ramdisk"] != "" {
+		t.Errorf("driver_info %v", di)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"amd64", "x86_64"}, {"X86-64", "x86_64"}, {"x64", "x86_64"}, {"arm", "aarch64"}, {"ARM64", "aarch64"},
+		{"arm-a64", "aarch64"}, {"ppc64le", "ppc64le"},
+	} {
+		if got := lifecycle.NormArch(c.in); got != c.want {
+			t.Errorf("NormArch(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, c := range []struct{ want, found, msg string }{
+		{"x86_64", "x86_64", ""}, {"", "aarch64", ""}, {"x86_64", "", ""},
+		{"x86_64", "aarch64", "architecture mismatch: the host is configured as x86_64 (architecture), but inspection found aarch64"},
+	} {
+		if got := lifecycle.ArchMismatch(c.want, c.found); !strings.HasPrefix(got, c.msg) || (c.msg == "") != (got == "") {
+			t.Errorf("ArchMismatch(%q, %q) = %q", c.want, c.found, got)
+		}
+	}
+	if !(&lifecycle.Image{Format: "live-iso"}).IsLiveISO() || (&lifecycle.Image{Format: "qcow2"}).IsLiveISO() || (*lifecycle.Image)(nil).IsLiveISO() {
+		t.Error("IsLiveISO")
+	}
+}
+
+// At plan, a detached host is refused; one that cannot be read is left to
+// the apply, and one that does not exist yet may go ahead.
+func TestMachineCheckAttached(t *testing.T) {
+	n := lifecycletest.New()
+	m := lifecycletest.NewMachine(n)
+	if err := m.CheckAttached(context.Background(), "host-a", "deploy on it"); err != nil {
+		t.Errorf("attached: %v", err)
+	}
+	n.Maintenance = true
+	if d := lifecycle.AsDetached(m.CheckAttached(context.Background(), "host-a", "deploy on it")); d == nil || d.Forgotten || d.ID != "node-1" {
+		t.Errorf("detached: %+v", d)
+	}
+	if err := m.CheckAttached(context.Background(), "host-b", "deploy on it"); err != nil {
+		t.Errorf("not created yet: %v", err)
+	}
+	n.ObserveErr = errors.New("ironic down")
+	if err := m.CheckAttached(context.Background(), "host-a", "deploy on it"); err != nil {
+		t.Errorf("unreadable at plan: %v", err)
+	}
+	if d := lifecycle.AsDetached(lifecycle.ForgetDetached(lifecycle.Observation{Exists: true, ID: "node-9", Maintenance: true,
+		MaintenanceReason: lifecycle.DetachReason}, "undeploy it")); d == nil || d.Host != "node-9" {
+		t.Errorf("a host without a name is named by its node: %+v", d)
 	}
 }

@@ -97,6 +97,7 @@ func TestDataImageBootRefusal(t *testing.T) {
 		}
 	}
 }
+
 // fakeMedia is a BMC with a CD virtual media device (none with noDevice)
 // behind a FirmwareUpdater, whose maintenance is fakeMaint's.
 type fakeMedia struct {

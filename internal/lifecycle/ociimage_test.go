@@ -59,3 +59,30 @@ func TestCheckImageSupported(t *testing.T) {
 		t.Errorf("nothing to ask: %v", err)
 	}
 }
+
+// TestSameOCIImage: oci:// image identity is the repository with its tag,
+// or its digest when either side is pinned to one.
+func TestSameOCIImage(t *testing.T) {
+	const d1 = "sha256:8b1a9953c4611296a827abf8c47804d7e6c49c6b3e4e6b8f1f1f4b5d4c3b2a10"
+	const d2 = "sha256:0000000000000000000000000000000000000000000000000000000000000000"
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"oci://reg.example/demo/disk:1", "oci://reg.example/demo/disk:1", true},
+		{"oci://reg.example/demo/disk:1", "oci://reg.example/demo/disk:2", false},
+		{"oci://reg.example/demo/disk", "oci://reg.example/demo/disk:latest", false},
+		{"oci://reg.example:5000/demo/disk:1", "oci://reg.example:5000/demo/disk:1", true},
+		{"oci://reg.example/demo/disk:1", "oci://reg.example/demo/other:1", false},
+		{"oci://REG.example/demo/disk:1", "oci://reg.example/demo/disk:1", true},
+		{"oci://reg.example/demo/disk@" + d1, "oci://reg.example/demo/disk@" + d1, true},
+		{"oci://reg.example/demo/disk:1@" + d1, "oci://reg.example/demo/disk@" + d1, true},
+		{"oci://reg.example/demo/disk@" + d1, "oci://reg.example/demo/disk@" + d2, false},
+		{"oci://reg.example/demo/disk:1@" + d1, "oci://reg.example/demo/disk:1", false},
+		{"http://reg.example/demo/disk:1", "oci://reg.example/demo/disk:1", false},
+	} {
+		if got := lifecycle.SameOCIImage(c.a, c.b); got != c.same {
+			t.Errorf("SameOCIImage(%s, %s) = %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}

@@ -33,7 +33,6 @@ var DesiredStates = []string{string(DesiredAvailable), string(DesiredManageable)
 const (
 	IronicEnroll     = "enroll"
 	IronicManageable = "manageable"
-	IronicAvailable  = "available"
 )
 
 // DesiredFromIronic is what an import reads as the desired state of a node
@@ -50,10 +49,9 @@ func DesiredFromIronic(ps string) DesiredState {
 	return DesiredAvailable
 }
 
-// rank orders the desired states along the way a node goes; an unknown
-// provision state (deployed, cleaning, failed...) ranks as available.
-func rank(ps string) int {
-	switch DesiredFromIronic(ps) {
+// rank orders the desired states along the way a node goes.
+func (d DesiredState) rank() int {
+	switch d {
 	case DesiredEnroll:
 		return 0
 	case DesiredManageable:
@@ -80,11 +78,13 @@ func PlanStateMove(from string, desired DesiredState, cleaning string, inspect, 
 		desired = DesiredAvailable
 	}
 	mv := StateMove{From: from}
-	want := map[DesiredState]int{DesiredEnroll: 0, DesiredManageable: 1, DesiredAvailable: 2}[desired]
+	want := desired.rank()
 	if from == "" {
 		return mv, nil
 	}
-	have := rank(from)
+	// An unknown provision state (deployed, cleaning, failed...) ranks
+	// as available.
+	have := DesiredFromIronic(from).rank()
 	switch {
 	case have > want:
 		return mv, fmt.Errorf("the node is in Ironic provision state %q, past %q: the provider does not take a node back "+

@@ -90,10 +90,11 @@ type Boot struct {
 	PXEInterface    string `json:"pxe_interface"`
 }
 
-// inspect posts the inventory to ironic-inspector as IPA's inspector
-// extension does, with the LLDP of the NICs' wiring (lldp.go); inspector
-// answers with the node's UUID while it waits for this host, and 4xx
-// otherwise.
+// inspect posts the inventory to ironic-inspector, or to Ironic's built-in
+// inspection (Config.InspectionURL), as IPA's inspector extension does,
+// with the LLDP of the NICs' wiring (lldp.go); either answers with the
+// node's UUID (inspector) or 202 (Ironic) while it waits for this host, and
+// 4xx otherwise.
 func (a *Agent) inspect(ctx context.Context) error {
 	inv := a.m.Inventory()
 	a.withLLDP(&inv)
@@ -120,10 +121,14 @@ func (a *Agent) inspect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(a.cfg.InspectorURL, "/")+"/v1/continue", bytes.NewReader(raw))
+	target := a.cfg.InspectionURL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(raw))
 	if err != nil {
 		return err
 	}
+	// No microversion header: Ironic then answers as ironic-inspector did
+	// ({"uuid": ...}, HTTP 202). At 1.84 it would also hand out the
+	// boot's agent token, which the lookup that follows must get.
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := a.http.Do(req)
 	rec := &InspectionRecord{}
@@ -140,7 +145,7 @@ func (a *Agent) inspect(ctx context.Context) error {
 	} else {
 		a.rec.InspectionRejected++
 	}
-	a.rec.event("posted the inventory to inspector: HTTP %d %s", rec.Status, rec.Answer)
+	a.rec.event("posted the inventory to %s: HTTP %d %s", target, rec.Status, rec.Answer)
 	a.mu.Unlock()
 	if err != nil {
 		return err

@@ -59,7 +59,7 @@ resource "baremetal_deployment" "test" {
 				Config:    depConfig(name, deployment),
 				ExpectError: regexp.MustCompile(`(?s)Ironic too old for oci:// images.*image.url\s+"` + regexp.QuoteMeta(reg.URL) +
 					`"\s+uses\s+the\s+oci://\s+scheme,\s+which\s+needs\s+Ironic\s+2025.1\s+\(29.0,\s+API\s+microversion\s+1.96\)\s+or\s+later.*` +
-					`this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+`+regexp.QuoteMeta(acctest.MaxMicroversion(t))),
+					`this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+` + regexp.QuoteMeta(acctest.MaxMicroversion(t))),
 			},
 			{ // Nothing was written to the node; the secret is nowhere.
 				Config: depConfig(name, ""),

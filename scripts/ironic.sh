@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Test rig: a real Ironic from Debian's packages, on loopback, with its state
-# (database, configuration, logs) in a temp dir. Idempotent.
+# (database, configuration, logs) in a temp dir. Idempotent. Runs as root.
+#
+# Ironic 2025.1 (the default) comes from Debian 13: a debootstrap folder
+# with its packages, built once per recipe into the tools cache outside the
+# clone and kept there with a zstd tarball of it (folder_install), each
+# Ironic process chrooted in it (in_root). Ironic 2023.1 is Debian 12's,
+# installed on the host.
 #
 #   scripts/ironic.sh install   install Ironic, MariaDB and PyMySQL if missing
 #   scripts/ironic.sh start     install, start the database, configure, create
@@ -25,6 +31,12 @@
 #                               GET /v1/nodes/NODE/inventory returns it
 #
 # Settings (environment):
+#   IRONIC_RELEASE       2025.1 (default: Debian 13's Ironic 29.0, API 1.96,
+#                        in a folder), 2023.1 (Debian 12's 21.4, API 1.82,
+#                        on the host; the only one with ironic-inspector) or
+#                        newest (Debian unstable's, in a folder)
+#   BAREMETAL_TOOLS_CACHE  where the folders and tarballs are kept
+#                        (${XDG_CACHE_HOME:-~/.cache}/terraform-provider-baremetal)
 #   IRONIC_PORT          API port (6385)
 #   IRONIC_RUN_DIR       where pid/dir files are kept (.tools/run)
 #   IRONIC_DB            mariadb (default: Debian's MariaDB with its data in
@@ -58,7 +70,10 @@
 #   IRONIC_INSPECTOR     1: also install and start Debian's ironic-inspector
 #                        (11.1) for agent inspection (inspect interface
 #                        "inspector"), on 127.0.0.1:IRONIC_INSPECTOR_PORT
-#                        (8451); `env` then prints BAREMETAL_INSPECTOR_URL
+#                        (8451); `env` then prints BAREMETAL_INSPECTOR_URL.
+#                        2023.1 only: later releases inspect by themselves
+#                        (inspect interface "agent"), and `env` prints
+#                        BAREMETAL_TEST_BUILTIN_INSPECTION=1
 #   IRONIC_AGENT_CALLBACK_TIMEOUT  seconds Ironic waits for an agent's
 #                        heartbeat in clean wait / wait call-back before it
 #                        fails the node (30: the simulated agent heartbeats
@@ -627,13 +642,15 @@ CONF
   fi
 }
 
-http_url() { echo "http://127.0.0.1:${IRONIC_HTTP_PORT:-8088}"; }
+# http_port: the running rig's boot HTTP port, else IRONIC_HTTP_PORT's.
+http_port() { cat "$run/ironic.httpport" 2>/dev/null || echo "${IRONIC_HTTP_PORT:-8088}"; }
+http_url() { echo "http://127.0.0.1:$(http_port)"; }
 
 # httpboot_start DIR: serve DIR/httpboot (Ironic's http_root) on
 # http_url, as a site's boot HTTP server would.
 httpboot_start() {
   local dir=$1
-  spawn httpboot "$dir/httpboot.log" "$py" -m http.server "${IRONIC_HTTP_PORT:-8088}" --bind 127.0.0.1 --directory "$dir/httpboot"
+  spawn httpboot "$dir/httpboot.log" "$py" -m http.server "$(http_port)" --bind 127.0.0.1 --directory "$dir/httpboot"
   for _ in $(seq 1 60); do
     curl -fsS -m 2 -o /dev/null "$(http_url)/boot.ipxe" 2>/dev/null && { log "boot HTTP server is up on $(http_url)"; return 0; }
     running httpboot || { log "boot HTTP server exited:"; tail -20 "$dir/httpboot.log" >&2; return 1; }
@@ -768,6 +785,7 @@ start() {
     stop
   fi
   echo "${IRONIC_RELEASE:-2025.1}" >"$run/ironic.release"
+  echo "${IRONIC_HTTP_PORT:-8088}" >"$run/ironic.httpport"
   echo "${IRONIC_DB:-mariadb}" >"$run/ironic.db"
   echo "${IRONIC_TOPOLOGY:-single}" >"$run/ironic.topology"
   case $(topology) in
@@ -800,7 +818,7 @@ stop() {
     [ -n "${KEEP_IRONIC_LOGS:-}" ] || rm -rf "$(cat "$run/ironic.dir")"
     rm -f "$run/ironic.dir"
   fi
-  rm -f "$run/ironic.db" "$run/ironic.topology" "$run/ironic.release"
+  rm -f "$run/ironic.db" "$run/ironic.topology" "$run/ironic.release" "$run/ironic.httpport"
 }
 
 # kill_procs [NAME]: SIGKILL Ironic (all its processes, or one), as a crash

@@ -39,6 +39,10 @@ case $mode in
 esac
 smoke=
 case $mode in compat | newest) smoke=1 ;; esac
+# go test's log: the smoke lanes keep theirs apart, so that one can run
+# beside make test (on other ports).
+testlog=$here/.tools/test.log
+[ -z "$smoke" ] || testlog=$here/.tools/test-$mode.log
 
 export TF_CLI_CONFIG_FILE="$here/.tools/terraformrc"
 mkdir -p "$here/.tools"
@@ -61,7 +65,7 @@ slowest() {
 # output of failed tests, and one summary line; keep go test's exit code,
 # and with NO_SKIPS=1 fail when any test skipped.
 run_tests() {
-  local log="$here/.tools/test.log" rc
+  local log=$testlog rc
   set +e
   go test $GO_TEST_FLAGS -v "$@" >"$log" 2>&1
   rc=$?
@@ -87,7 +91,7 @@ if [ "$mode" = unit ]; then
   unset TF_ACC BAREMETAL_IRONIC_TESTS
   rc=0
   run_tests ./... || rc=$?
-  slowest "$here/.tools/test.log"
+  slowest "$testlog"
   echo "$summary"
   exit "$rc"
 fi
@@ -102,7 +106,6 @@ tf114=$(scripts/terraform.sh 1.14)
 # mostly on the CPU, the rigs mostly waiting on Python's start-up); the
 # smoke lanes leave it to make test.
 if [ -n "$smoke" ]; then
-  : >"$here/.tools/lint.out"
   true &
 else
   scripts/lint.sh >"$here/.tools/lint.out" 2>&1 &
@@ -135,7 +138,7 @@ ironic_version=$(scripts/ironic.sh version)
 echo "== tests run on $ironic_version"
 lint_rc=0
 wait "$lint" || lint_rc=$?
-cat "$here/.tools/lint.out"
+[ -n "$smoke" ] || cat "$here/.tools/lint.out"
 [ "$lint_rc" = 0 ] || { echo "lint failed"; exit "$lint_rc"; }
 set -a
 [ -n "$smoke" ] || eval "$(scripts/keystone.sh env)"
@@ -173,7 +176,7 @@ if [ -n "$smoke" ]; then
 else
   echo "ironic requests served: $(scripts/ironic.sh requests) (keystone-auth Ironic: $(scripts/keystone.sh requests))"
 fi
-logs=("$here/.tools/test.log")
+logs=("$testlog")
 if [ -n "$faults" ]; then
   wait "$faults" || rc=1
   cat "$here/.tools/faults.out"

@@ -239,7 +239,7 @@ folder_install() {
     if [ -f "$tarball" ]; then
       log "restoring $root from $tarball"
       mkdir -p "$tmp"
-      zstd -dc -T0 "$tarball" | tar -C "$tmp" -xf - || { rm -rf "$tmp"; exit 1; }
+      zstd -dc -T0 <"$tarball" | tar -C "$tmp" -xf - || { rm -rf "$tmp"; exit 1; }
     else
       command -v zstd >/dev/null || apt_install zstd
       folder_build "$tmp" || exit 1

@@ -790,7 +790,15 @@ start() {
   echo "${IRONIC_TOPOLOGY:-single}" >"$run/ironic.topology"
   case $(topology) in
     single) ;;
-    split) [ "$(db_kind)" = mariadb ] || { log "IRONIC_TOPOLOGY=split needs IRONIC_DB=mariadb"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1; } ;;
+    split)
+      # Ironic 2025.1 registers a conductor as HOST:PORT when the json-rpc
+      # port is not 8089, but still reserves nodes as HOST: a dead
+      # conductor's locks are then never released (seen with 29.0.5). Move
+      # the conductors' addresses instead of the port.
+      if in_folder && [ "${IRONIC_JSON_RPC_PORT:-8089}" != 8089 ]; then
+        log "warning: IRONIC_JSON_RPC_PORT=$IRONIC_JSON_RPC_PORT on Ironic $(release): a killed conductor's nodes stay locked; keep 8089 and set IRONIC_CONDUCTOR_ADDRS to free loopback addresses"
+      fi
+      [ "$(db_kind)" = mariadb ] || { log "IRONIC_TOPOLOGY=split needs IRONIC_DB=mariadb"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1; } ;;
     *) log "IRONIC_TOPOLOGY must be single or split"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1 ;;
   esac
   local dir

@@ -14,7 +14,8 @@
 #   scripts/test.sh newest     the smoke subset on Debian unstable's Ironic
 #
 # IRONIC_RELEASE picks the Ironic of all, unit and acc (see
-# scripts/ironic.sh): 2025.1 by default.
+# scripts/ironic.sh): 2023.1 by default here, until the whole suite passes
+# on 2025.1 (the rig's own default).
 #
 # Tests that need the real Ironic run only when asked, with TF_ACC=1
 # (acceptance tests) and BAREMETAL_IRONIC_TESTS=1 (provisioner tests against

@@ -174,7 +174,7 @@ ironic_exec() {
 # folder_build DIR: debootstrap the suite into DIR and install the packages,
 # with nothing started on the host.
 folder_build() {
-  local dir=$1 m suite sources
+  local dir=$1 m suite sources valid=
   command -v debootstrap >/dev/null || { log "installing debootstrap"; apt_install debootstrap; }
   m=$(mirror); suite=$(suite)
   log "building a Debian $suite folder for Ironic in $dir from $m (about 5 minutes)"
@@ -195,6 +195,9 @@ folder_build() {
   printf '#!/bin/sh\nexit 0\n' >"$dir/usr/bin/py3compile"
   chmod 755 "$dir/usr/bin/py3compile"
   sources="deb $m $suite main"
+  # The mirror's unstable Release file may be a stale snapshot: apt
+  # refuses it as expired unless told not to check.
+  [ "$suite" != sid ] || valid="-o Acquire::Check-Valid-Until=false"
   if [ "$suite" != sid ]; then
     sources="$sources
 deb $m $suite-updates main
@@ -203,7 +206,7 @@ deb ${m%/debian}/debian-security $suite-security main"
   echo "$sources" >"$dir/etc/apt/sources.list"
   cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
   # shellcheck disable=SC2086
-  in_root "$dir" sh -c "apt-get -o DPkg::Lock::Timeout=1200 update -qq &&
+  in_root "$dir" sh -c "apt-get $valid -o DPkg::Lock::Timeout=1200 update -qq &&
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends $folder_packages &&
     apt-get clean" >"$dir.apt.log" 2>&1 ||
     { log "apt-get in the folder failed:"; tail -20 "$dir.apt.log" >&2; return 1; }
@@ -242,7 +245,7 @@ folder_install() {
       zstd -dc -T0 <"$tarball" | tar -C "$tmp" -xf - || { rm -rf "$tmp"; exit 1; }
     else
       command -v zstd >/dev/null || apt_install zstd
-      folder_build "$tmp" || exit 1
+      folder_build "$tmp" || { rm -rf "$tmp"; exit 1; }
       log "writing $tarball"
       tar -C "$tmp" -cf - . | zstd -q -3 -T0 -o "$tarball.tmp" && mv "$tarball.tmp" "$tarball"
     fi

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 )
 
 // Inventory is the hardware inventory in IPA's format (what
@@ -96,6 +98,9 @@ type Boot struct {
 // node's UUID (inspector) or 202 (Ironic) while it waits for this host, and
 // 4xx otherwise.
 func (a *Agent) inspect(ctx context.Context) error {
+	if a.cfg.InspectorURL == "" {
+		a.awaitInspectWait(ctx)
+	}
 	inv := a.m.Inventory()
 	a.withLLDP(&inv)
 	root := ""
@@ -163,4 +168,40 @@ func sizeOf(disks []Disk, name string) int64 {
 		}
 	}
 	return 0
+}
+
+// awaitInspectWait: Ironic's built-in inspection takes an inventory only
+// from a node in "inspect wait" (404 otherwise). The simulated ramdisk boots
+// at once, while the conductor that powered the host on still holds it in
+// "inspecting"; a real ramdisk takes tens of seconds to boot. So when a
+// node with one of the system's MACs is "inspecting", this waits (at
+// LookupInterval, for at most LookupTimeout) until it no longer is, as
+// bootTime does for network boots. Other boots are not delayed.
+func (a *Agent) awaitInspectWait(ctx context.Context) {
+	node := ""
+	for _, mac := range a.m.MACs() {
+		var r struct {
+			Ports []struct {
+				NodeUUID string `json:"node_uuid"`
+			} `json:"ports"`
+		}
+		if err := a.getIronic(ctx, "/v1/ports?fields=node_uuid&address="+url.QueryEscape(strings.ToLower(mac)), &r); err == nil && len(r.Ports) > 0 {
+			node = r.Ports[0].NodeUUID
+			break
+		}
+	}
+	if node == "" {
+		return
+	}
+	for deadline := time.Now().Add(a.cfg.LookupTimeout); time.Now().Before(deadline); {
+		var n struct {
+			ProvisionState string `json:"provision_state"`
+		}
+		if err := a.getIronic(ctx, "/v1/nodes/"+url.PathEscape(node)+"?fields=provision_state", &n); err != nil || n.ProvisionState != "inspecting" {
+			return
+		}
+		if !sleep(ctx, a.cfg.LookupInterval) {
+			return
+		}
+	}
 }

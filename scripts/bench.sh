@@ -174,7 +174,7 @@ fi
 report() {
 {
   echo "# make bench, $(date -u +%Y-%m-%dT%H:%MZ), commit $commit$dirty, $(nproc) cores, $(go version | cut -d' ' -f3)"
-  echo "# Ironic $(dpkg-query -W -f '${Version}' ironic-api 2>/dev/null || echo '?'), database: $(grep -m1 '^connection' "$(dirname "$("$here/scripts/ironic.sh" log)")/ironic.conf" | sed 's/.*= *\([a-z+]*\):.*/\1/'), fake-hardware, $("$TF" version | head -1)"
+  echo "# $("$here/scripts/ironic.sh" version), database: $(grep -m1 '^connection' "$(dirname "$("$here/scripts/ironic.sh" log)")/ironic.conf" | sed 's/.*= *\([a-z+]*\):.*/\1/'), fake-hardware, $("$TF" version | head -1)"
   echo "# Ironic power-state sync every ${IRONIC_POWER_SYNC_INTERVAL} s (IRONIC_POWER_SYNC_INTERVAL)"
   echo "# Database: IRONIC_DB=${IRONIC_DB} (the bench's default is sqlite, as in the issue's own measurements; the"
   echo "# same rig on MariaDB made the floor about 5 times slower, so sqlite leaves the requests, not the database, to compare)"

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Test rig: a real Ironic from Debian's packages, on loopback, with its state
-# (database, configuration, logs) in a temp dir. Idempotent.
+# (database, configuration, logs) in a temp dir. Idempotent. Runs as root.
+#
+# Ironic 2025.1 (the default) comes from Debian 13: a debootstrap folder
+# with its packages, built once per recipe into the tools cache outside the
+# clone and kept there with a zstd tarball of it (folder_install), each
+# Ironic process chrooted in it (in_root). Ironic 2023.1 is Debian 12's,
+# installed on the host.
 #
 #   scripts/ironic.sh install   install Ironic, MariaDB and PyMySQL if missing
 #   scripts/ironic.sh start     install, start the database, configure, create
@@ -8,6 +14,8 @@
 #   scripts/ironic.sh stop      stop Ironic and its database, remove the temp dir
 #   scripts/ironic.sh env       print the environment the tests need
 #   scripts/ironic.sh requests  count API requests in its log so far
+#   scripts/ironic.sh version   print the Ironic release, package version and
+#                               API microversions (min-max) of the rig
 #   scripts/ironic.sh log       print the path of the API's log
 #   scripts/ironic.sh kill [PROC]   SIGKILL Ironic's processes (all of them, or
 #                               one: ironic, api, conductor-1, conductor-2),
@@ -23,6 +31,12 @@
 #                               GET /v1/nodes/NODE/inventory returns it
 #
 # Settings (environment):
+#   IRONIC_RELEASE       2025.1 (default: Debian 13's Ironic 29.0, API 1.96,
+#                        in a folder), 2023.1 (Debian 12's 21.4, API 1.82,
+#                        on the host; the only one with ironic-inspector) or
+#                        newest (Debian unstable's, in a folder)
+#   BAREMETAL_TOOLS_CACHE  where the folders and tarballs are kept
+#                        (${XDG_CACHE_HOME:-~/.cache}/terraform-provider-baremetal)
 #   IRONIC_PORT          API port (6385)
 #   IRONIC_RUN_DIR       where pid/dir files are kept (.tools/run)
 #   IRONIC_DB            mariadb (default: Debian's MariaDB with its data in
@@ -56,7 +70,10 @@
 #   IRONIC_INSPECTOR     1: also install and start Debian's ironic-inspector
 #                        (11.1) for agent inspection (inspect interface
 #                        "inspector"), on 127.0.0.1:IRONIC_INSPECTOR_PORT
-#                        (8451); `env` then prints BAREMETAL_INSPECTOR_URL
+#                        (8451); `env` then prints BAREMETAL_INSPECTOR_URL.
+#                        2023.1 only: later releases inspect by themselves
+#                        (inspect interface "agent"), and `env` prints
+#                        BAREMETAL_TEST_BUILTIN_INSPECTION=1
 #   IRONIC_AGENT_CALLBACK_TIMEOUT  seconds Ironic waits for an agent's
 #                        heartbeat in clean wait / wait call-back before it
 #                        fails the node (30: the simulated agent heartbeats
@@ -74,11 +91,168 @@ log() { echo "ironic.sh: $*" >&2; }
 # first on PATH).
 py=/usr/bin/python3
 
-# apt_install PKG...: Debian packages, non-interactive.
+# apt_install PKG...: Debian packages, non-interactive; waits for dpkg's
+# lock when another apt runs.
 apt_install() {
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  apt-get -o DPkg::Lock::Timeout=1200 update -qq
+  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# ---------------------------------------------------------------------------
+# The Ironic release: the running rig's, else IRONIC_RELEASE.
+#   2025.1  Debian 13 (trixie)'s Ironic 29.0 in a folder (the default)
+#   2023.1  Debian 12's Ironic 21.4, installed on the host (with
+#           ironic-inspector for agent inspection)
+#   newest  Debian unstable's Ironic, in a folder built the same way
+release() { cat "$run/ironic.release" 2>/dev/null || echo "${IRONIC_RELEASE:-2025.1}"; }
+
+suite() {
+  case $(release) in
+    2025.1) echo trixie ;;
+    newest) echo sid ;;
+    2023.1) echo host ;;
+    *) log "IRONIC_RELEASE must be 2025.1, 2023.1 or newest, not $(release)"; return 1 ;;
+  esac
+}
+
+in_folder() { [ "$(suite)" != host ]; }
+
+# The folder's packages: Ironic (API and conductor in ironic-common), its
+# MySQL driver, and the tools its drivers run (ipmitool for ipmi).
+# Debian's ironic-api and ironic-conductor packages only add daemons'
+# init scripts, tftpd, xinetd and systemd, which the rig does not use.
+folder_packages="ironic-common python3-pymysql ipmitool"
+# Bump when the build steps change, so that caches rebuild.
+folder_recipe_version=1
+
+cache_dir() { echo "${BAREMETAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-baremetal}"; }
+
+# folder_key: the cache key, a hash of the recipe (suite, packages, steps).
+folder_key() {
+  printf '%s\n' "$(suite)" "$folder_packages" "$folder_recipe_version" | sha256sum | cut -c1-12
+}
+
+# folder: the root folder of the release's Ironic, e.g.
+# ~/.cache/terraform-provider-baremetal/ironic-trixie-0123456789ab.
+folder() { echo "$(cache_dir)/ironic-$(suite)-$(folder_key)"; }
+
+# mirror: the Debian mirror of the host's apt sources (deb822 or one-line).
+mirror() {
+  local m
+  m=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+    sed -n -E 's#^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)(https?://[^[:space:]]+/debian)/?([[:space:]].*)?$#\3#p' | head -1)
+  echo "${m:-http://deb.debian.org/debian}"
+}
+
+# in_root ROOT CMD...: run CMD chrooted in ROOT in a mount namespace of its
+# own, with /proc, /dev and /tmp (where the rig's state dirs are, at the same
+# paths as on the host) mounted; the mounts vanish with the process, nothing
+# is left mounted on the host. The network is the host's (loopback). One
+# process throughout (each step execs the next), so its pid is CMD's.
+# (The script run by unshare, ROOT its first argument.)
+# shellcheck disable=SC2016
+in_root_sh='r=$1; shift
+mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" && mount --rbind /tmp "$r/tmp" || exit 1
+exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"'
+in_root() {
+  local root=$1; shift
+  unshare --mount --propagation private /bin/sh -c "$in_root_sh" sh "$root" "$@"
+}
+
+# ironic_exec CMD...: run an Ironic command (ironic, ironic-api,
+# ironic-conductor, ironic-dbsync) of the release: in its folder, or the
+# host's.
+ironic_exec() {
+  if in_folder; then
+    in_root "$(folder)" "$@"
+  else
+    "$@"
+  fi
+}
+
+# folder_build DIR: debootstrap the suite into DIR and install the packages,
+# with nothing started on the host.
+folder_build() {
+  local dir=$1 m suite sources valid=
+  command -v debootstrap >/dev/null || { log "installing debootstrap"; apt_install debootstrap; }
+  m=$(mirror); suite=$(suite)
+  log "building a Debian $suite folder for Ironic in $dir from $m (about 5 minutes)"
+  mkdir -p "$dir"
+  # debootstrap mounts /proc and /sys in DIR itself: in a namespace of its
+  # own, they cannot outlive it.
+  unshare --mount --propagation private debootstrap --variant=minbase \
+    --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$dir" "$m" >"$dir.debootstrap.log" 2>&1 ||
+    { log "debootstrap failed:"; tail -20 "$dir.debootstrap.log" >&2; return 1; }
+  # Maintainer scripts must start nothing (ironic-api would listen on 6385
+  # of the host's network).
+  printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+  chmod 755 "$dir/usr/sbin/policy-rc.d"
+  # dpkg's time is mostly fsync and byte-compiling: skip both (modules
+  # compile on first import).
+  echo force-unsafe-io >"$dir/etc/dpkg/dpkg.cfg.d/unsafe-io"
+  in_root "$dir" dpkg-divert --local --rename --add /usr/bin/py3compile >/dev/null
+  printf '#!/bin/sh\nexit 0\n' >"$dir/usr/bin/py3compile"
+  chmod 755 "$dir/usr/bin/py3compile"
+  sources="deb $m $suite main"
+  # The mirror's unstable Release file may be a stale snapshot: apt
+  # refuses it as expired unless told not to check.
+  [ "$suite" != sid ] || valid="-o Acquire::Check-Valid-Until=false"
+  if [ "$suite" != sid ]; then
+    sources="$sources
+deb $m $suite-updates main
+deb ${m%/debian}/debian-security $suite-security main"
+  fi
+  echo "$sources" >"$dir/etc/apt/sources.list"
+  cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+  # shellcheck disable=SC2086
+  in_root "$dir" sh -c "apt-get $valid -o DPkg::Lock::Timeout=1200 update -qq &&
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends $folder_packages &&
+    apt-get clean" >"$dir.apt.log" 2>&1 ||
+    { log "apt-get in the folder failed:"; tail -20 "$dir.apt.log" >&2; return 1; }
+  rm -rf "$dir"/var/lib/apt/lists/*
+  # Debian's python3-sushy may leave out its standard_registries/ (see
+  # sushy_registries).
+  local d
+  for d in "$dir"/usr/lib/python3/dist-packages/sushy; do
+    [ -d "$d" ] && mkdir -p "$d/standard_registries"
+  done
+  log "installed $(folder_version_of "$dir")"
+}
+
+# folder_version_of DIR: the Ironic package version in a folder.
+folder_version_of() {
+  echo "ironic-common $(chroot "$1" dpkg-query -W -f '${Version}' ironic-common 2>/dev/null || echo '?')"
+}
+
+# folder_install: the release's folder, from the cache, else from its
+# tarball, else built (and its tarball written). Concurrent rigs wait for
+# one another's build (flock).
+folder_install() {
+  local root tarball cache
+  root=$(folder); tarball=$root.tar.zst; cache=$(cache_dir)
+  [ -x "$root/usr/bin/ironic" ] && return 0
+  mkdir -p "$cache"
+  (
+    flock 9
+    [ -x "$root/usr/bin/ironic" ] && exit 0
+    local tmp=$root.tmp.$$ began
+    began=$(date +%s)
+    rm -rf "$tmp"
+    if [ -f "$tarball" ]; then
+      log "restoring $root from $tarball"
+      mkdir -p "$tmp"
+      zstd -dc -T0 <"$tarball" | tar -C "$tmp" -xf - || { rm -rf "$tmp"; exit 1; }
+    else
+      command -v zstd >/dev/null || apt_install zstd
+      folder_build "$tmp" || { rm -rf "$tmp"; exit 1; }
+      log "writing $tarball"
+      tar -C "$tmp" -cf - . | zstd -q -3 -T0 -o "$tarball.tmp" && mv "$tarball.tmp" "$tarball"
+    fi
+    mv "$tmp" "$root"
+    rm -f "$tmp".*.log
+    log "Ironic folder ready in $(( $(date +%s) - began )) s: $root ($(du -sh "$root" | cut -f1), tarball $(du -sh "$tarball" | cut -f1))"
+  ) 9>"$root.lock"
 }
 
 install() {
@@ -93,8 +267,13 @@ install() {
   [ -f /usr/lib/ipxe/undionly.kpxe ] && [ -f /usr/lib/ipxe/ipxe.efi ] || want+=(ipxe)
   command -v ipmitool >/dev/null || want+=(ipmitool)
   command -v ipmi_sim >/dev/null || want+=(openipmi)
-  [ "${IRONIC_INSPECTOR:-}" = 1 ] && ! command -v ironic-inspector >/dev/null && want+=(ironic-inspector)
-  command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null || want+=(ironic-api ironic-conductor)
+  command -v zstd >/dev/null || want+=(zstd)
+  if ! in_folder; then
+    [ "$(inspector)" = 1 ] && ! command -v ironic-inspector >/dev/null && want+=(ironic-inspector)
+    command -v ironic >/dev/null && command -v ironic-dbsync >/dev/null || want+=(ironic-api ironic-conductor)
+  fi
+  # The database is the host's MariaDB (the folder's Ironic reaches its
+  # socket under /tmp); PyMySQL on the host is for seed-inventory.
   if [ "${IRONIC_DB:-mariadb}" = mariadb ]; then
     command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || want+=(mariadb-server)
     "$py" -c 'import pymysql' 2>/dev/null || want+=(python3-pymysql)
@@ -103,7 +282,26 @@ install() {
     log "installing ${want[*]} from Debian (a few minutes)"
     apt_install "${want[@]}"
   fi
-  sushy_registries
+  if in_folder; then
+    folder_install
+  else
+    sushy_registries
+  fi
+}
+
+# inspector: 1 when the rig runs ironic-inspector (IRONIC_INSPECTOR=1, on
+# 2023.1 only: later Ironic releases inspect by themselves).
+inspector() {
+  if [ "${IRONIC_INSPECTOR:-}" = 1 ] && ! in_folder; then echo 1; else echo 0; fi
+}
+
+# ironic_version: the installed Ironic package's version.
+ironic_version() {
+  if in_folder; then
+    folder_version_of "$(folder)"
+  else
+    echo "ironic-common $(dpkg-query -W -f '${Version}' ironic-common 2>/dev/null || echo '?')"
+  fi
 }
 
 # Debian's python3-sushy leaves out its standard_registries/ directory, and
@@ -133,6 +331,17 @@ spawn() {
   local name=$1 out=$2; shift 2
   setsid "$@" >>"$out" 2>&1 </dev/null &
   echo $! >"$(pidfile "$name")"
+}
+
+# spawn_ironic NAME LOGFILE CMD...: spawn an Ironic command of the release
+# (see ironic_exec), in its own session; its pid is the command's.
+spawn_ironic() {
+  local name=$1 out=$2; shift 2
+  if in_folder; then
+    spawn "$name" "$out" unshare --mount --propagation private /bin/sh -c "$in_root_sh" sh "$(folder)" "$@"
+  else
+    spawn "$name" "$out" "$@"
+  fi
 }
 
 # terminate NAME [SIGNAL]: signal NAME's session, wait for it to go.
@@ -248,6 +457,48 @@ split_conductor_opts() {
   printf 'heartbeat_interval = 5\nheartbeat_timeout = 30\n'
 }
 
+# interfaces_conf: the hardware types and interfaces of the release.
+# Ironic 2025.1 adds manual-management (whose power and management
+# interfaces are agent and noop), HTTPS virtual media, the custom-agent
+# deploy, built-in inspection (agent, see agent_conf) and firmware updates.
+interfaces_conf() {
+  if in_folder; then
+    cat <<CONF
+enabled_hardware_types = fake-hardware,redfish,ipmi,manual-management
+enabled_bios_interfaces = fake,no-bios,redfish
+enabled_boot_interfaces = fake,ipxe,pxe,redfish-virtual-media,redfish-https
+enabled_deploy_interfaces = fake,direct,ramdisk,custom-agent
+enabled_inspect_interfaces = fake,no-inspect,agent,redfish
+enabled_firmware_interfaces = fake,redfish,no-firmware
+enabled_management_interfaces = fake,redfish,ipmitool,noop
+enabled_power_interfaces = fake,redfish,ipmitool,agent
+CONF
+  else
+    cat <<CONF
+enabled_hardware_types = fake-hardware,redfish,ipmi
+enabled_bios_interfaces = fake,no-bios,redfish
+enabled_boot_interfaces = fake,redfish-virtual-media,ipxe,pxe
+enabled_deploy_interfaces = fake,direct,ramdisk
+enabled_inspect_interfaces = fake,no-inspect,redfish
+enabled_management_interfaces = fake,redfish,ipmitool
+enabled_power_interfaces = fake,redfish,ipmitool
+CONF
+  fi
+}
+
+# ipxe_loaders DIR: the iPXE loaders' paths for [pxe] loader_file_paths.
+# Debian 12's (the host's); a folder's Ironic sees the host's /tmp only, so
+# they are copied into DIR for it.
+ipxe_loaders() {
+  local dir=$1 src=/usr/lib/ipxe
+  if in_folder; then
+    mkdir -p "$dir/ipxe"
+    cp "$src/undionly.kpxe" "$src/ipxe.efi" "$dir/ipxe/"
+    src=$dir/ipxe
+  fi
+  echo "undionly.kpxe:$src/undionly.kpxe,ipxe.efi:$src/ipxe.efi"
+}
+
 write_conf() {
   local dir=$1 rpc=none url auth=noauth
   url=$(db_url "$dir")
@@ -260,13 +511,7 @@ rpc_transport = $rpc
 host = localhost
 use_stderr = false
 debug = false
-enabled_hardware_types = fake-hardware,redfish,ipmi
-enabled_bios_interfaces = fake,no-bios,redfish
-enabled_boot_interfaces = fake,redfish-virtual-media,ipxe,pxe
-enabled_deploy_interfaces = fake,direct,ramdisk
-enabled_inspect_interfaces = fake,no-inspect,redfish
-enabled_management_interfaces = fake,redfish,ipmitool
-enabled_power_interfaces = fake,redfish,ipmitool
+$(interfaces_conf)
 enabled_raid_interfaces = fake,no-raid
 enabled_vendor_interfaces = fake,no-vendor
 enabled_network_interfaces = noop
@@ -297,7 +542,7 @@ http_url = $(http_url)
 # http_url themselves (internal/bmc/sim/agent/netboot.go).
 tftp_root = $dir/tftpboot
 tftp_master_path = $dir/tftpboot/master_images
-loader_file_paths = undionly.kpxe:/usr/lib/ipxe/undionly.kpxe,ipxe.efi:/usr/lib/ipxe/ipxe.efi
+loader_file_paths = $(ipxe_loaders "$dir")
 ipxe_bootfile_name = undionly.kpxe
 uefi_ipxe_bootfile_name = ipxe.efi
 [conductor]
@@ -356,7 +601,33 @@ erase_devices_priority = 0
 [agent]
 deploy_logs_local_path = $dir/deploy-logs
 CONF
-  if [ "${IRONIC_INSPECTOR:-}" = 1 ]; then
+  if in_folder; then
+    cat >>"$dir/agent.conf" <<CONF
+[inspector]
+# Built-in inspection (inspect interface agent): the simulated agents post
+# their inventory to Ironic's /v1/continue_inspection. Hosts boot the
+# agent themselves with the fake boot interface (unmanaged inspection).
+require_managed_boot = false
+# LLDP processing is off by default: parse the agent's LLDP TLVs into the
+# ports' local_link_connection, as Metal3 does.
+hooks = \$default_hooks,parse-lldp,local-link-connection,memory,boot-mode
+# The callback URL a ramdisk booted by Ironic (ipxe, pxe, virtual media:
+# managed inspection) gets as ipa-inspection-callback-url; Ironic refuses a
+# loopback one, and with mdns the agent looks it up on its network (the
+# simulated network announces this Ironic).
+callback_endpoint_override = mdns
+[DEFAULT]
+# The simulated hosts report far less memory than a real ramdisk needs.
+minimum_memory_warning_only = true
+[agent]
+# The simulated agents' callback URLs are http:// (2025.1 refuses them by
+# default: "TLS is required by configuration").
+require_tls = false
+[conductor]
+# Under the callback timeout (Ironic warns otherwise).
+max_conductor_wait_step_seconds = 15
+CONF
+  elif [ "$(inspector)" = 1 ]; then
     cat >>"$dir/agent.conf" <<CONF
 [DEFAULT]
 enabled_inspect_interfaces = fake,no-inspect,redfish,inspector
@@ -374,13 +645,15 @@ CONF
   fi
 }
 
-http_url() { echo "http://127.0.0.1:${IRONIC_HTTP_PORT:-8088}"; }
+# http_port: the running rig's boot HTTP port, else IRONIC_HTTP_PORT's.
+http_port() { cat "$run/ironic.httpport" 2>/dev/null || echo "${IRONIC_HTTP_PORT:-8088}"; }
+http_url() { echo "http://127.0.0.1:$(http_port)"; }
 
 # httpboot_start DIR: serve DIR/httpboot (Ironic's http_root) on
 # http_url, as a site's boot HTTP server would.
 httpboot_start() {
   local dir=$1
-  spawn httpboot "$dir/httpboot.log" "$py" -m http.server "${IRONIC_HTTP_PORT:-8088}" --bind 127.0.0.1 --directory "$dir/httpboot"
+  spawn httpboot "$dir/httpboot.log" "$py" -m http.server "$(http_port)" --bind 127.0.0.1 --directory "$dir/httpboot"
   for _ in $(seq 1 60); do
     curl -fsS -m 2 -o /dev/null "$(http_url)/boot.ipxe" 2>/dev/null && { log "boot HTTP server is up on $(http_url)"; return 0; }
     running httpboot || { log "boot HTTP server exited:"; tail -20 "$dir/httpboot.log" >&2; return 1; }
@@ -398,7 +671,7 @@ inspector_url() { echo "http://127.0.0.1:${IRONIC_INSPECTOR_PORT:-8451}"; }
 # already has (redfish pre-creates them) are kept.
 inspector_start() {
   local dir=$1
-  [ "${IRONIC_INSPECTOR:-}" = 1 ] || return 0
+  [ "$(inspector)" = 1 ] || return 0
   cat >"$dir/inspector.conf" <<CONF
 [DEFAULT]
 auth_strategy = noauth
@@ -461,7 +734,7 @@ start_proc() {
     api) cmd=(ironic-api) ;;
     conductor-*) cmd=(ironic-conductor); conf+=(--config-file "$dir/$name.conf") ;;
   esac
-  spawn "$name" "$dir/$name.stdout.log" "${cmd[@]}" "${conf[@]}" --log-file "$dir/$name.log"
+  spawn_ironic "$name" "$dir/$name.stdout.log" "${cmd[@]}" "${conf[@]}" --log-file "$dir/$name.log"
   log "started $name (pid $(cat "$(pidfile "$name")"))"
 }
 
@@ -477,7 +750,7 @@ await() {
       running "$name" || { log "$name exited; last log lines:"; tail -n 20 "$dir/$name.log" "$dir/$name.stdout.log" >&2 || true; return 1; }
       [ "$(started_count "$dir/$name.log")" -gt "${kv#*=}" ] || ok=0
     done
-    [ "$ok" = 1 ] && { log "Ironic is up on 127.0.0.1:$port ($(topology), $(db_kind))"; return 0; }
+    [ "$ok" = 1 ] && { log "Ironic $(release) is up on 127.0.0.1:$port ($(topology), $(db_kind))"; return 0; }
     sleep 0.5
   done
   log "timed out waiting for Ironic"; tail -n 20 "$dir"/*.log >&2 || true
@@ -502,21 +775,33 @@ is_up() {
 }
 
 start() {
+  # A rig of another release is stopped first.
+  [ "$(release)" = "${IRONIC_RELEASE:-2025.1}" ] || stop
   install
   if [ -f "$run/ironic.dir" ]; then
     local all=1 name
     for name in $(procs); do running "$name" || all=0; done
     if [ "$all" = 1 ] && is_up; then
-      log "already running on port $port ($(topology), $(db_kind))"
+      log "already running on port $port (Ironic $(release), $(topology), $(db_kind))"
       return 0
     fi
     stop
   fi
+  echo "${IRONIC_RELEASE:-2025.1}" >"$run/ironic.release"
+  echo "${IRONIC_HTTP_PORT:-8088}" >"$run/ironic.httpport"
   echo "${IRONIC_DB:-mariadb}" >"$run/ironic.db"
   echo "${IRONIC_TOPOLOGY:-single}" >"$run/ironic.topology"
   case $(topology) in
     single) ;;
-    split) [ "$(db_kind)" = mariadb ] || { log "IRONIC_TOPOLOGY=split needs IRONIC_DB=mariadb"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1; } ;;
+    split)
+      # Ironic 2025.1 registers a conductor as HOST:PORT when the json-rpc
+      # port is not 8089, but still reserves nodes as HOST: a dead
+      # conductor's locks are then never released (seen with 29.0.5). Move
+      # the conductors' addresses instead of the port.
+      if in_folder && [ "${IRONIC_JSON_RPC_PORT:-8089}" != 8089 ]; then
+        log "warning: IRONIC_JSON_RPC_PORT=$IRONIC_JSON_RPC_PORT on Ironic $(release): a killed conductor's nodes stay locked; keep 8089 and set IRONIC_CONDUCTOR_ADDRS to free loopback addresses"
+      fi
+      [ "$(db_kind)" = mariadb ] || { log "IRONIC_TOPOLOGY=split needs IRONIC_DB=mariadb"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1; } ;;
     *) log "IRONIC_TOPOLOGY must be single or split"; rm -f "$run/ironic.db" "$run/ironic.topology"; return 1 ;;
   esac
   local dir
@@ -526,7 +811,7 @@ start() {
   [ "$(db_kind)" = mariadb ] && mariadb_start "$dir"
   write_conf "$dir"
   agent_conf "$dir"
-  ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1 ||
+  ironic_exec ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1 ||
     { log "ironic-dbsync failed:"; tail -20 "$dir/dbsync.log" >&2; return 1; }
   log "config and logs in $dir"
   # shellcheck disable=SC2046
@@ -544,7 +829,7 @@ stop() {
     [ -n "${KEEP_IRONIC_LOGS:-}" ] || rm -rf "$(cat "$run/ironic.dir")"
     rm -f "$run/ironic.dir"
   fi
-  rm -f "$run/ironic.db" "$run/ironic.topology"
+  rm -f "$run/ironic.db" "$run/ironic.topology" "$run/ironic.release" "$run/ironic.httpport"
 }
 
 # kill_procs [NAME]: SIGKILL Ironic (all its processes, or one), as a crash
@@ -560,6 +845,16 @@ kill_procs() {
 
 requests() {
   grep -c '" status: ' "$(api_log)" || true
+}
+
+# version: the Ironic release, package version and API microversions of
+# the rig (its API's GET / when it runs).
+version() {
+  local v
+  v=$(curl -fsS -m 5 "http://127.0.0.1:$port/" 2>/dev/null |
+    "$py" -c 'import json, sys; d = json.load(sys.stdin)["default_version"]; print("API %s-%s" % (d["min_version"], d["version"]))' 2>/dev/null) ||
+    v="API not running"
+  echo "Ironic $(release): $(ironic_version), $v"
 }
 
 # seed_inventory NODE INVENTORY_JSON [PLUGIN_DATA_JSON]: Ironic 21.4 keeps
@@ -586,9 +881,14 @@ case "${1:-}" in
        # Tests read the provision state transitions from the logs here.
        echo "BAREMETAL_TEST_IRONIC_LOG_DIR=$(cat "$run/ironic.dir")"
        if running inspector; then echo "BAREMETAL_INSPECTOR_URL=$(inspector_url)"; fi
+       # Ironic 2024.1 and later inspect by themselves (inspect interface
+       # agent): the simulated agents post to Ironic.
+       if in_folder; then echo "BAREMETAL_TEST_BUILTIN_INSPECTION=1"; fi
+       echo "BAREMETAL_TEST_IRONIC_RELEASE=$(release)"
        # Network boot tests chain iPXE from here.
        if running httpboot; then echo "BAREMETAL_TEST_IRONIC_HTTP_URL=$(http_url)"; fi ;;
   requests) requests ;;
+  version) version ;;
   log) api_log ;;
   kill) kill_procs "${2:-}" ;;
   resume)
@@ -597,5 +897,5 @@ case "${1:-}" in
   sql) shift; sql "$@" ;;
   topology) topology ;;
   seed-inventory) shift; seed_inventory "$@" ;;
-  *) echo "usage: $0 install|start|stop|env|requests|log|kill|resume|sql|topology|seed-inventory" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|requests|version|log|kill|resume|sql|topology|seed-inventory" >&2; exit 2 ;;
 esac

@@ -18,7 +18,7 @@ import (
 // agent.Config.DHCPLess and the agent's bootPath).
 func StartBootAgentSim(t *testing.T, arch string, dhcpLess bool) (*sim.Server, sim.Profile) {
 	t.Helper()
-	return startOneAgentSim(t, agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), DHCPLess: dhcpLess, Logf: t.Logf}, arch)
+	return startOneAgentSim(t, agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), InspectIronic: BuiltinInspection(), DHCPLess: dhcpLess, Logf: t.Logf}, arch)
 }
 
 // BootURL is the rig's boot HTTP server, which serves Ironic's http_root
@@ -45,7 +45,7 @@ func PreCheckNetworkBoot(t *testing.T) {
 // StartAgentSim.
 func StartNetbootAgentSim(t *testing.T) (*sim.Server, sim.Profile) {
 	t.Helper()
-	return startOneAgentSim(t, agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), BootURL: BootURL(), Logf: t.Logf}, "x86_64")
+	return startOneAgentSim(t, agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), InspectIronic: BuiltinInspection(), BootURL: BootURL(), Logf: t.Logf}, "x86_64")
 }
 
 func startOneAgentSim(t *testing.T, cfg agent.Config, arch string) (*sim.Server, sim.Profile) {

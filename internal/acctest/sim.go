@@ -32,10 +32,11 @@ func StartSimDialect(t *testing.T, dialect string, n int, user, pass string) (sr
 // system, talking to the test Ironic: whenever a system powers on, its
 // agent looks its node up and runs the steps Ironic asks for, after
 // posting its inventory to ironic-inspector when the rig runs one
-// (InspectorURL). Hosts on it use SimAgentHostDriver.
+// (InspectorURL), else to Ironic's built-in inspection when the rig's
+// Ironic has it (BuiltinInspection). Hosts on it use SimAgentHostDriver.
 func StartAgentSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
 	t.Helper()
-	srv, profiles = startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), Logf: t.Logf}}, n, user, pass)
+	srv, profiles = startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), InspectIronic: BuiltinInspection(), Logf: t.Logf}}, n, user, pass)
 	// A failed test says what each agent saw: its boots, lookups,
 	// heartbeats and commands are the other half of Ironic's last_error.
 	t.Cleanup(func() {
@@ -56,13 +57,38 @@ func StartAgentSim(t *testing.T, n int, user, pass string) (srv *sim.Server, pro
 // scripts/ironic.sh starts one with IRONIC_INSPECTOR=1), or "".
 func InspectorURL() string { return os.Getenv("BAREMETAL_INSPECTOR_URL") }
 
-// PreCheckInspector skips the test, saying why, unless the rig runs
-// ironic-inspector.
+// BuiltinInspection reports whether the rig's Ironic inspects by itself
+// (inspect interface "agent", API 1.84's /v1/continue_inspection: Ironic
+// 2024.1 and later) and runs no ironic-inspector: scripts/ironic.sh env
+// prints BAREMETAL_TEST_BUILTIN_INSPECTION=1 for such releases.
+func BuiltinInspection() bool {
+	return InspectorURL() == "" && os.Getenv("BAREMETAL_TEST_BUILTIN_INSPECTION") == "1"
+}
+
+// InspectionURL is where the rig's agents post their inventory: inspector's
+// /v1/continue, Ironic's /v1/continue_inspection, or "".
+func InspectionURL() string {
+	return agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), InspectIronic: BuiltinInspection()}.InspectionURL()
+}
+
+// AgentInspectInterface is the rig Ironic's in-band inspect interface:
+// "agent" (built-in inspection), else "inspector" (ironic-inspector).
+func AgentInspectInterface() string {
+	if BuiltinInspection() {
+		return "agent"
+	}
+	return "inspector"
+}
+
+// PreCheckInspector skips the test, saying why, unless the rig inspects
+// with the agent: through ironic-inspector (Ironic 2023.1) or by itself
+// (2024.1 and later).
 func PreCheckInspector(t *testing.T) {
 	t.Helper()
 	PreCheck(t)
-	if InspectorURL() == "" {
-		t.Skip("agent inspection test: BAREMETAL_INSPECTOR_URL is not set (make testacc starts ironic-inspector with IRONIC_INSPECTOR=1)")
+	if InspectionURL() == "" {
+		t.Skip("agent inspection test: neither BAREMETAL_INSPECTOR_URL nor BAREMETAL_TEST_BUILTIN_INSPECTION=1 is set " +
+			"(scripts/ironic.sh env prints one: ironic-inspector with IRONIC_INSPECTOR=1 on IRONIC_RELEASE=2023.1, built-in on later releases)")
 	}
 }
 

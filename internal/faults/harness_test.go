@@ -160,7 +160,10 @@ func tail(s string, n int) string {
 // each.
 func errorsIn(out string) []string {
 	var errs []string
-	for _, p := range strings.Split(out, "\nError: ")[1:] {
+	// Terraform puts a blank line before each diagnostic; a wrapped line of
+	// a message may itself start with "Error: " (Ironic 2025.1's Redfish
+	// errors read "... Error: HTTP GET ...").
+	for _, p := range strings.Split("\n"+out, "\n\nError: ")[1:] {
 		p = strings.SplitN(p, "\n\n\n", 2)[0]
 		errs = append(errs, strings.Join(strings.Fields(p), " "))
 	}

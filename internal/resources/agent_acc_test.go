@@ -495,16 +495,17 @@ func healOnState(t *testing.T, sc *gophercloud.ServiceClient, name string, a *ag
 	}()
 }
 
-// Agent inspection: with ironic-inspector and the inspector inspect
+// Agent inspection: with Ironic's built-in inspection (inspect interface
+// agent, 2024.1+) or, on 2023.1, ironic-inspector and the inspector inspect
 // interface, the host's agent posts its inventory in IPA's format at boot;
-// Ironic keeps inspector's data as the node's inventory, so
+// Ironic keeps it as the node's inventory, so
 // baremetal_hardware reads it (no BMC needed) and baremetal_network_data
 // matches NIC names as users write them (eno1).
 func TestAccAgent_inspection(t *testing.T) {
 	acctest.PreCheckInspector(t)
 	r := startAgentRig(t, "acc-agent-insp")
 	name, srv, p, states := r.name, r.srv, r.profile, r.states
-	config := strings.Replace(r.host, `inspect    = "redfish"`, `inspect    = "inspector"`, 1)
+	config := strings.Replace(r.host, `inspect    = "redfish"`, `inspect    = "`+acctest.AgentInspectInterface()+`"`, 1)
 	// Hardware from Ironic's inventory only: drop the data source's bmc block.
 	config = regexp.MustCompile(`(?s)(data "baremetal_hardware" "test" \{\n  host_id = baremetal_host.test.id\n)  bmc = \{.*?\n  \}\n`).ReplaceAllString(config, "$1")
 	cpus := p.CPU.Count * p.CPU.CoresPerSocket * p.CPU.ThreadsPerCore
@@ -547,8 +548,9 @@ func TestAccAgent_inspection(t *testing.T) {
 				resource.TestMatchResourceAttr("data.baremetal_network_data.test", "json",
 					regexp.MustCompile(`"ethernet_mac_address":"`+regexp.QuoteMeta(p.NICs[0].MAC)+`"`)),
 				agentRecord(srv, "sys-0", func(r agent.Record) error {
-					if r.Inspection == nil || r.Inspection.Status != 200 {
-						return fmt.Errorf("inspector's answer to the inventory: %+v", r.Inspection)
+					// (inspector answers 200, Ironic's built-in inspection 202)
+					if r.Inspection == nil || r.Inspection.Status != 200 && r.Inspection.Status != 202 {
+						return fmt.Errorf("the inspection endpoint's answer to the inventory: %+v", r.Inspection)
 					}
 					return nil
 				}),

@@ -44,7 +44,7 @@ func TestAccHostPorts_lldp(t *testing.T) {
 	eno1, eno2 := prof.NICs[0], prof.NICs[1]
 	host := acctest.SimHost{
 		Name: acctest.Name("acc-lldp"), Address: acctest.SimAddress(srv, "sys-0"), Username: bmcUser, Password: "lldp-pass",
-		Driver: strings.Replace(acctest.SimAgentHostDriver, `inspect    = "redfish"`, `inspect    = "inspector"`, 1),
+		Driver: strings.Replace(acctest.SimAgentHostDriver, `inspect    = "redfish"`, `inspect    = "`+acctest.AgentInspectInterface()+`"`, 1),
 	}
 	if host.Driver == acctest.SimAgentHostDriver {
 		t.Fatal("SimAgentHostDriver no longer sets inspect = \"redfish\"")

@@ -1,9 +1,11 @@
 package resources_test
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
@@ -52,19 +54,33 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 }
 
 // disable_power_off: online = false is refused at terraform validate; on
-// an Ironic older than API 1.95 (the rig's 21.4 speaks 1.82) registration
-// fails naming what is missing, before any node is created.
+// an Ironic older than API 1.95 (2023.1 speaks 1.82) registration fails
+// naming what is missing, before any node is created; on 1.95 and later
+// (2025.1) the node is registered with disable_power_off set.
 func TestAccHostPower_disablePowerOff(t *testing.T) {
+	acctest.PreCheck(t)
 	name := acctest.Name("acc-nopoweroff")
+	second := resource.TestStep{
+		Config:      fakeHost(name, "  disable_power_off = true\n  online = true"),
+		ExpectError: regexp.MustCompile(`(?s)registration error.*disablePowerOff needs Ironic API 1.95`),
+	}
+	if acctest.IronicAtLeast(t, "1.95") {
+		second = resource.TestStep{
+			Config: fakeHost(name, "  disable_power_off = true\n  online = true"),
+			Check: acctest.NodeCheck(t, name, func(n *nodes.Node) error {
+				if !n.DisablePowerOff {
+					return fmt.Errorf("node %s: disable_power_off = false, want true", name)
+				}
+				return nil
+			}),
+		}
+	}
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
 		{
 			Config:      fakeHost(name, "  disable_power_off = true\n  online = false"),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Power off disabled.*online = false: disable_power_off = true`),
 		},
-		{
-			Config:      fakeHost(name, "  disable_power_off = true\n  online = true"),
-			ExpectError: regexp.MustCompile(`(?s)registration error.*disablePowerOff needs Ironic API 1.95`),
-		},
+		second,
 	})
 }

@@ -102,9 +102,9 @@ func testNetbootToActive(t *testing.T, prefix, driver, power string, bmc func(*s
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 				states.passedThrough("inspect wait", "clean wait", "available", "wait call-back", "active"),
 				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
-					if n.Driver != driver || n.PowerInterface != power || n.BootInterface != "ipxe" || n.DeployInterface != "direct" || n.InspectInterface != "inspector" {
-						return fmt.Errorf("node driver %s, power %s, boot %s, deploy %s, inspect %s; want %s, %s, ipxe, direct, inspector",
-							n.Driver, n.PowerInterface, n.BootInterface, n.DeployInterface, n.InspectInterface, driver, power)
+					if n.Driver != driver || n.PowerInterface != power || n.BootInterface != "ipxe" || n.DeployInterface != "direct" || n.InspectInterface != acctest.AgentInspectInterface() {
+						return fmt.Errorf("node driver %s, power %s, boot %s, deploy %s, inspect %s; want %s, %s, ipxe, direct, %s",
+							n.Driver, n.PowerInterface, n.BootInterface, n.DeployInterface, n.InspectInterface, driver, power, acctest.AgentInspectInterface())
 					}
 					return nil
 				}),
@@ -152,13 +152,13 @@ func testNetbootToActive(t *testing.T, prefix, driver, power string, bmc func(*s
 							withAPI++
 						}
 						// (The rig's Ironic hands out "mdns": it refuses a loopback callback URL.)
-						inspected = inspected || nb.InspectionCallbackURL == "mdns" || nb.InspectionCallbackURL == acctest.InspectorURL()+"/v1/continue"
+						inspected = inspected || nb.InspectionCallbackURL == "mdns" || nb.InspectionCallbackURL == acctest.InspectionURL()
 					}
 					if withAPI < 2 {
 						return fmt.Errorf("%d network boots gave ipa-api-url %s, want cleaning's and the deploy's", withAPI, acctest.Endpoint())
 					}
 					if !inspected || r.Inspection == nil {
-						return fmt.Errorf("no network boot carried ipa-inspection-callback-url (mdns or %s/v1/continue), or inspector refused the inventory (%+v)", acctest.InspectorURL(), r.Inspection)
+						return fmt.Errorf("no network boot carried ipa-inspection-callback-url (mdns or %s), or the inspection endpoint refused the inventory (%+v)", acctest.InspectionURL(), r.Inspection)
 					}
 					if r.Lookups == 0 || !slices.Contains(r.CleanSteps, "deploy.erase_devices_metadata") || r.Image == nil || r.Image.Verdict != "match" || r.InstanceBoots == 0 {
 						return fmt.Errorf("agent: %d lookups, clean steps %v, image %+v, %d instance boots", r.Lookups, r.CleanSteps, r.Image, r.InstanceBoots)

@@ -25,6 +25,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -59,6 +60,12 @@ type Config struct {
 	// InspectorURL, if set, is ironic-inspector's API: every boot first
 	// posts the inventory to {InspectorURL}/v1/continue.
 	InspectorURL string
+	// InspectIronic, without InspectorURL: every boot first posts the
+	// inventory to Ironic's own {IronicURL}/v1/continue_inspection
+	// (built-in inspection with inspect interface "agent", Ironic 2024.1+,
+	// API 1.84), as IPA does when its ipa-inspection-callback-url is
+	// Ironic's.
+	InspectIronic bool
 	// ListenHost is the address the command API listens on; default
 	// 127.0.0.1 with a free port per agent.
 	ListenHost string
@@ -165,6 +172,19 @@ func New(cfg Config, name string, m Machine) (*Agent, error) {
 	return a, nil
 }
 
+// InspectionURL is where the inventory is posted: ironic-inspector's
+// {InspectorURL}/v1/continue, else with InspectIronic Ironic's
+// {IronicURL}/v1/continue_inspection, else "" (no inspection).
+func (c Config) InspectionURL() string {
+	switch {
+	case c.InspectorURL != "":
+		return strings.TrimRight(c.InspectorURL, "/") + "/v1/continue"
+	case c.InspectIronic && c.IronicURL != "":
+		return strings.TrimRight(c.IronicURL, "/") + "/v1/continue_inspection"
+	}
+	return ""
+}
+
 // URL is the agent's callback URL.
 func (a *Agent) URL() string { return a.url }
 
@@ -206,7 +226,7 @@ func (a *Agent) powerOn(network bool) {
 	a.bootSeq++
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &boot{seq: a.bootSeq, ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1),
-		network: network, api: a.cfg.IronicURL, inspect: a.cfg.InspectorURL != ""}
+		network: network, api: a.cfg.IronicURL, inspect: a.cfg.InspectionURL() != ""}
 	a.boot = b
 	a.rec.Boots++
 	a.rec.NodeUUID = ""

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"time"
 )
 
 // Inventory is the hardware inventory in IPA's format (what
@@ -90,11 +92,15 @@ type Boot struct {
 	PXEInterface    string `json:"pxe_interface"`
 }
 
-// inspect posts the inventory to ironic-inspector as IPA's inspector
-// extension does, with the LLDP of the NICs' wiring (lldp.go); inspector
-// answers with the node's UUID while it waits for this host, and 4xx
-// otherwise.
+// inspect posts the inventory to ironic-inspector, or to Ironic's built-in
+// inspection (Config.InspectionURL), as IPA's inspector extension does,
+// with the LLDP of the NICs' wiring (lldp.go); either answers with the
+// node's UUID (inspector) or 202 (Ironic) while it waits for this host, and
+// 4xx otherwise.
 func (a *Agent) inspect(ctx context.Context) error {
+	if a.cfg.InspectorURL == "" {
+		a.awaitInspectWait(ctx)
+	}
 	inv := a.m.Inventory()
 	a.withLLDP(&inv)
 	root := ""
@@ -120,10 +126,14 @@ func (a *Agent) inspect(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(a.cfg.InspectorURL, "/")+"/v1/continue", bytes.NewReader(raw))
+	target := a.cfg.InspectionURL()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(raw))
 	if err != nil {
 		return err
 	}
+	// No microversion header: Ironic then answers as ironic-inspector did
+	// ({"uuid": ...}, HTTP 202). At 1.84 it would also hand out the
+	// boot's agent token, which the lookup that follows must get.
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := a.http.Do(req)
 	rec := &InspectionRecord{}
@@ -140,7 +150,7 @@ func (a *Agent) inspect(ctx context.Context) error {
 	} else {
 		a.rec.InspectionRejected++
 	}
-	a.rec.event("posted the inventory to inspector: HTTP %d %s", rec.Status, rec.Answer)
+	a.rec.event("posted the inventory to %s: HTTP %d %s", target, rec.Status, rec.Answer)
 	a.mu.Unlock()
 	if err != nil {
 		return err
@@ -158,4 +168,40 @@ func sizeOf(disks []Disk, name string) int64 {
 		}
 	}
 	return 0
+}
+
+// awaitInspectWait: Ironic's built-in inspection takes an inventory only
+// from a node in "inspect wait" (404 otherwise). The simulated ramdisk boots
+// at once, while the conductor that powered the host on still holds it in
+// "inspecting"; a real ramdisk takes tens of seconds to boot. So when a
+// node with one of the system's MACs is "inspecting", this waits (at
+// LookupInterval, for at most LookupTimeout) until it no longer is, as
+// bootTime does for network boots. Other boots are not delayed.
+func (a *Agent) awaitInspectWait(ctx context.Context) {
+	node := ""
+	for _, mac := range a.m.MACs() {
+		var r struct {
+			Ports []struct {
+				NodeUUID string `json:"node_uuid"`
+			} `json:"ports"`
+		}
+		if err := a.getIronic(ctx, "/v1/ports?fields=node_uuid&address="+url.QueryEscape(strings.ToLower(mac)), &r); err == nil && len(r.Ports) > 0 {
+			node = r.Ports[0].NodeUUID
+			break
+		}
+	}
+	if node == "" {
+		return
+	}
+	for deadline := time.Now().Add(a.cfg.LookupTimeout); time.Now().Before(deadline); {
+		var n struct {
+			ProvisionState string `json:"provision_state"`
+		}
+		if err := a.getIronic(ctx, "/v1/nodes/"+url.PathEscape(node)+"?fields=provision_state", &n); err != nil || n.ProvisionState != "inspecting" {
+			return
+		}
+		if !sleep(ctx, a.cfg.LookupInterval) {
+			return
+		}
+	}
 }

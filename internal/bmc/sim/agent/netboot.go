@@ -106,10 +106,10 @@ func (a *Agent) netbootPath(b *boot) bool {
 	// has one inspector.
 	b.inspect = false
 	if cb := nb.InspectionCallbackURL; cb != "" {
-		if want := strings.TrimRight(a.cfg.InspectorURL, "/") + "/v1/continue"; a.cfg.InspectorURL != "" && (cb == want || cb == "mdns") {
+		if want := a.cfg.InspectionURL(); want != "" && (cb == want || cb == "mdns") {
 			b.inspect = true
 		} else {
-			a.rec.event("ipa-inspection-callback-url %s is not this network's inspector (%q): no inventory posted", cb, a.cfg.InspectorURL)
+			a.rec.event("ipa-inspection-callback-url %s is not this network's inspection endpoint (%q): no inventory posted", cb, want)
 		}
 	}
 	a.rec.BootRefused = ""

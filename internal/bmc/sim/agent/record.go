@@ -50,7 +50,7 @@ type Record struct {
 	// Erasures are the erase steps run, one per disk, in order.
 	Erasures      []Erasure `json:"erasures"`
 	LogsCollected int       `json:"logs_collected"`
-	// Inspection is inspector's answer to the last inventory it accepted
+	// Inspection is the answer (inspector's or Ironic's) to the last inventory accepted
 	// (it accepts one only while it inspects the node); InspectionRejected
 	// counts the boots whose post it refused or that could not reach it.
 	Inspection         *InspectionRecord `json:"inspection,omitempty"`
@@ -99,7 +99,7 @@ func (r Record) ErasedWith(step string) []string {
 	return disks
 }
 
-// InspectionRecord is the last post to ironic-inspector.
+// InspectionRecord is the last post to ironic-inspector or Ironic's built-in inspection.
 type InspectionRecord struct {
 	Status int    `json:"status"`
 	Answer string `json:"answer"`

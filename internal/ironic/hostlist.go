@@ -9,7 +9,6 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -62,7 +61,7 @@ func (c *Catalog) nodeListQuery(q lifecycle.HostQuery) url.Values {
 	set("driver", q.Driver)
 	set("conductor_group", strings.ToLower(q.ConductorGroup))
 	set("owner", q.Owner)
-	if q.Shard != "" && clients.CompareMicroversions(c.sc.Microversion, fmt.Sprintf("1.%d", clients.MicroversionShard)) >= 0 {
+	if q.Shard != "" && has(c.sc, lifecycle.FeatureShard) {
 		v.Set("shard", q.Shard)
 	}
 	if q.Maintenance != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
 )
 
@@ -245,7 +246,7 @@ func TestConnectRealIronic(t *testing.T) {
 	if conn.Microversion != "1.82" {
 		t.Fatalf("negotiated %s with the real Ironic (max %s), want 1.82", conn.Microversion, conn.MaxMicroversion)
 	}
-	if !conn.Supports(MicroversionInventory) || conn.Supports(MicroversionServicing) {
-		t.Fatal("Supports disagrees with 1.82")
+	if !conn.Has(lifecycle.FeatureInventory) || conn.Has(lifecycle.FeatureServicing) {
+		t.Fatal("Has disagrees with 1.82")
 	}
 }

@@ -1,0 +1,72 @@
+package ironic
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
+)
+
+// fakeAt connects to a fake Ironic whose API maximum is max.
+func fakeAt(t *testing.T, max string) (*clients.Conn, *ironictest.Server) {
+	t.Helper()
+	srv := ironictest.New(t)
+	srv.MaxMicroversion = max
+	conn, err := clients.Connect(context.Background(), clients.Config{
+		Endpoint: srv.URL, MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("connect to the fake Ironic at %s: %v", max, err)
+	}
+	return conn, srv
+}
+
+// featureChoices are what each gate chooses at a microversion, as the
+// provider's code asks it: true is the feature, false the fallback.
+var featureChoices = map[lifecycle.Feature]func(conn *clients.Conn) bool{
+	lifecycle.FeatureNetworkData:     func(c *clients.Conn) bool { return slices.Contains(listFields(c.Microversion), "network_data") },
+	lifecycle.FeatureBIOSRegistry:    func(c *clients.Conn) bool { return firmwareFeatures(c.Microversion).BIOSRegistry },
+	lifecycle.FeatureShard:           func(c *clients.Conn) bool { return slices.Contains(listFields(c.Microversion), "shard") },
+	lifecycle.FeatureFirmware:        func(c *clients.Conn) bool { return firmwareFeatures(c.Microversion).Components },
+	lifecycle.FeatureServicing:       func(c *clients.Conn) bool { return firmwareFeatures(c.Microversion).Servicing },
+	lifecycle.FeatureDisablePowerOff: func(c *clients.Conn) bool { return slices.Contains(listFields(c.Microversion), "disable_power_off") },
+	lifecycle.FeatureOCI: func(c *clients.Conn) bool {
+		return lifecycle.CheckImageSupported(context.Background(), NewCatalog(c.Client), &lifecycle.Image{URL: "oci://r.example/os:1"}) == nil
+	},
+}
+
+// Each gate picks the fallback on an Ironic whose maximum is just below its
+// microversion and the feature at it: the connection negotiates up to the
+// server's maximum, and every choice asks the feature table.
+func TestFakeFeatureGates(t *testing.T) {
+	for f := range lifecycle.AllFeatures() {
+		for _, minor := range []int{f.Minor() - 1, f.Minor()} {
+			if minor < 56 { // below the provider's minimum
+				continue
+			}
+			max := fmt.Sprintf("1.%d", minor)
+			t.Run(fmt.Sprintf("%s at %s", f, max), func(t *testing.T) {
+				conn, _ := fakeAt(t, max)
+				want := minor >= f.Minor()
+				if conn.Microversion != max {
+					t.Fatalf("negotiated %s with an Ironic whose maximum is %s", conn.Microversion, max)
+				}
+				if conn.Has(f) != want {
+					t.Fatalf("Has(%s) = %t at %s", f, !want, max)
+				}
+				if choose, ok := featureChoices[f]; ok && choose(conn) != want {
+					t.Fatalf("the %s gate chose %t at %s, want %t", f, !want, max, want)
+				}
+			})
+		}
+	}
+	conn, _ := fakeAt(t, "1.99")
+	if conn.Microversion != lifecycle.NewestMicroversion() {
+		t.Fatalf("negotiated %s with a newer Ironic, want the newest the provider knows, %s", conn.Microversion, lifecycle.NewestMicroversion())
+	}
+}

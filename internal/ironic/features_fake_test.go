@@ -70,3 +70,48 @@ func TestFakeFeatureGates(t *testing.T) {
 		t.Fatalf("negotiated %s with a newer Ironic, want the newest the provider knows, %s", conn.Microversion, lifecycle.NewestMicroversion())
 	}
 }
+
+// disable_power_off (1.95) is written on create and changed in place by a
+// later registration; on an older Ironic it is refused naming the
+// attribute, the microversion and the server's maximum.
+func TestFakeDisablePowerOffGate(t *testing.T) {
+	conn, srv := fakeAt(t, "1.95")
+	p := NewProvisioner(conn.Client, nil, WithJitter(0, nil), WithServerMaxMicroversion(conn.MaxMicroversion))
+	h := fakeSpecHost("dpo")
+	registered(t, p, h)
+	if srv.MustNode(h.Status.ID).DisablePowerOff {
+		t.Fatal("disable_power_off set without being asked")
+	}
+	h.Spec.DisablePowerOff = true
+	registered(t, p, h)
+	if !srv.MustNode(h.Status.ID).DisablePowerOff {
+		t.Fatal("disable_power_off not written by the registration")
+	}
+
+	old, _ := fakeAt(t, "1.94")
+	p = NewProvisioner(old.Client, nil, WithJitter(0, nil), WithServerMaxMicroversion(old.MaxMicroversion))
+	h = fakeSpecHost("dpo-old")
+	h.Spec.DisablePowerOff = true
+	res, _, err := p.Register(context.Background(), h, true, false)
+	want := "disable_power_off needs Ironic API microversion 1.95 or later, but this Ironic's maximum API microversion is 1.94"
+	if err != nil || res.ErrorMessage != want {
+		t.Fatalf("on 1.94: %q, %v; want %q", res.ErrorMessage, err, want)
+	}
+}
+
+// The enabled hardware types are read once per Catalog (provider run).
+func TestFakeEnabledHardwareTypesCached(t *testing.T) {
+	conn, srv := fakeAt(t, "1.82")
+	srv.Drivers = []string{"redfish", "ipmi"}
+	srv.ResetRequests()
+	c := NewCatalog(conn.Client)
+	for range 3 {
+		got, err := c.EnabledHardwareTypes(context.Background())
+		if err != nil || !slices.Equal(got, []string{"ipmi", "redfish"}) {
+			t.Fatalf("%v, %v", got, err)
+		}
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want one GET /v1/drivers", n)
+	}
+}

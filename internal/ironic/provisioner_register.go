@@ -283,6 +283,9 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 			add("/shard", h.Spec.Shard)
 		}
 	}
+	if node.DisablePowerOff != h.Spec.DisablePowerOff { // Register refused true before 1.95
+		add("/disable_power_off", h.Spec.DisablePowerOff)
+	}
 	curLabels := labelsOf(node)
 	if !mapsEqual(curLabels, h.Spec.Labels) {
 		if len(h.Spec.Labels) == 0 {

@@ -1,0 +1,72 @@
+package resources_test
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
+)
+
+// planOnFake plans config against a fake Ironic (set up by setup) and
+// expects wantErr ("" for none). It needs only Terraform
+// (TF_ACC_TERRAFORM_PATH), not a real Ironic.
+func planOnFake(t *testing.T, setup func(*ironictest.Server), config, wantErr string) {
+	t.Helper()
+	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
+		t.Skip("TF_ACC_TERRAFORM_PATH is not set")
+	}
+	srv := ironictest.New(t)
+	setup(srv)
+	step := resource.TestStep{
+		Config:             fmt.Sprintf("provider \"baremetal\" {\n  endpoint = %q\n}\n", srv.URL) + config,
+		PlanOnly:           true,
+		ExpectNonEmptyPlan: true,
+	}
+	if wantErr != "" {
+		step.ExpectError = regexp.MustCompile(wantErr)
+	}
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, Steps: []resource.TestStep{step}})
+}
+
+// A BMC address whose hardware type Ironic does not enable is refused at
+// plan, naming the scheme, the driver, Ironic's enabled hardware types and
+// the scheme to use instead; an enabled one plans.
+func TestHostHardwareTypeMissing_fake(t *testing.T) {
+	host := func(addr string) string {
+		return fmt.Sprintf(`
+resource "baremetal_host" "h" {
+  name = "h"
+  bmc  = { address = %q, username = "u", password = "p", check_credentials = false }
+}
+`, addr)
+	}
+	noIDRAC := func(s *ironictest.Server) { s.Drivers = []string{"fake-hardware", "ipmi", "redfish"} }
+	t.Run("idrac missing", func(t *testing.T) {
+		planOnFake(t, noIDRAC, host("idrac-virtualmedia://192.0.2.10/redfish/v1/Systems/1"),
+			`(?s)Ironic lacks the BMC's hardware type.*bmc.address: the\s+idrac-virtualmedia://\s+scheme\s+needs\s+Ironic's\s+"idrac"\s+hardware\s+type.*`+
+				`enabled\s+hardware\s+types:\s+fake-hardware,\s+ipmi,\s+redfish\).*Use\s+redfish-virtualmedia://\s+instead`)
+	})
+	t.Run("redfish enabled", func(t *testing.T) {
+		planOnFake(t, noIDRAC, host("redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1"), "")
+	})
+}
+
+// disable_power_off on an Ironic older than 1.95 is refused at plan,
+// naming the attribute, the microversion it needs and the server's.
+func TestHostDisablePowerOffTooOld_fake(t *testing.T) {
+	const host = `
+resource "baremetal_host" "h" {
+  name              = "h"
+  driver            = "fake-hardware"
+  disable_power_off = true
+}
+`
+	planOnFake(t, func(*ironictest.Server) {}, host,
+		`(?s)Ironic too old for disable_power_off.*disable_power_off\s+needs\s+Ironic\s+API\s+microversion\s+1.95\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+1.82`)
+	planOnFake(t, func(s *ironictest.Server) { s.MaxMicroversion = "1.95" }, host, "")
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/provider"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
 )
@@ -84,6 +85,18 @@ func Ironic(t *testing.T) *gophercloud.ServiceClient {
 		t.Fatalf("connect to Ironic: %v", err)
 	}
 	return conn.Client
+}
+
+// IronicHas tells whether the test Ironic offers f at the microversion
+// the provider negotiates with it.
+func IronicHas(t *testing.T, f lifecycle.Feature) bool {
+	t.Helper()
+	PreCheck(t)
+	conn, err := clients.Connect(context.Background(), clients.Config{Endpoint: Endpoint()})
+	if err != nil {
+		t.Fatalf("connect to Ironic: %v", err)
+	}
+	return conn.Has(f)
 }
 
 // Name returns a unique host name with the given prefix.

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
@@ -114,4 +117,46 @@ func TestFakeEnabledHardwareTypesCached(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Fatalf("%d requests, want one GET /v1/drivers", n)
 	}
+}
+
+// The virtual media API: attach and detach at 1.89, read at 1.93; on
+// fake-hardware the attach answers 204 and fails in the background, which
+// the wait reports with Ironic's last_error.
+func TestFakeVirtualMediaAPI(t *testing.T) {
+	ctx := context.Background()
+	conn, srv := fakeAt(t, "1.93")
+	c := NewCatalog(conn.Client)
+	id := srv.AddNode(redfishNode("vm-0"))
+	const iso = "http://images.example/config.iso"
+	if err := c.AttachCDMedia(ctx, id, iso); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := c.CDMediaState(ctx, id); err != nil || ms != (lifecycle.MediaState{Device: "cdrom", Image: iso, Inserted: true}) {
+		t.Fatalf("after attach: %+v, %v", ms, err)
+	}
+	if err := c.DetachCDMedia(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := c.CDMediaState(ctx, id); err != nil || ms.Inserted || srv.VMedia(id).Inserted {
+		t.Fatalf("after detach: %+v, %v", ms, err)
+	}
+	fake := srv.AddNode(nodesNode("vm-1", "active", ""))
+	if err := c.AttachCDMedia(ctx, fake, iso); err == nil || !strings.Contains(err.Error(), "fake-hardware has no virtual media") {
+		t.Fatalf("attach on fake-hardware: %v", err)
+	}
+
+	old, srv89 := fakeAt(t, "1.89")
+	id = srv89.AddNode(redfishNode("vm-2"))
+	if err := NewCatalog(old.Client).AttachCDMedia(ctx, id, iso); err != nil || srv89.VMedia(id).Image != iso {
+		t.Fatalf("attach at 1.89: %v", err)
+	}
+	if _, err := NewCatalog(old.Client).CDMediaState(ctx, id); err == nil {
+		t.Fatal("GET vmedia answered at 1.89")
+	}
+}
+
+func redfishNode(name string) nodes.Node {
+	n := nodesNode(name, "active", "")
+	n.Driver = "redfish"
+	return n
 }

@@ -12,25 +12,35 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
 )
 
-// planOnFake plans config against a fake Ironic (set up by setup) and
-// expects wantErr ("" for none). It needs only Terraform
-// (TF_ACC_TERRAFORM_PATH), not a real Ironic.
-func planOnFake(t *testing.T, setup func(*ironictest.Server), config, wantErr string) {
+func skipWithoutTerraform(t *testing.T) {
 	t.Helper()
 	if os.Getenv("TF_ACC_TERRAFORM_PATH") == "" {
 		t.Skip("TF_ACC_TERRAFORM_PATH is not set")
 	}
-	srv := ironictest.New(t)
-	setup(srv)
-	step := resource.TestStep{
-		Config:             fmt.Sprintf("provider \"baremetal\" {\n  endpoint = %q\n}\n", srv.URL) + config,
-		PlanOnly:           true,
-		ExpectNonEmptyPlan: true,
-	}
+}
+
+// onFake is config with a provider block for the fake Ironic srv.
+func onFake(srv *ironictest.Server, config string) string {
+	return fmt.Sprintf("provider \"baremetal\" {\n  endpoint = %q\n}\n", srv.URL) + config
+}
+
+// planOnFake plans config against srv and expects wantErr ("" for none).
+// It needs only Terraform (TF_ACC_TERRAFORM_PATH), not a real Ironic.
+func planOnFake(t *testing.T, srv *ironictest.Server, config, wantErr string) {
+	t.Helper()
+	skipWithoutTerraform(t)
+	step := resource.TestStep{Config: onFake(srv, config), PlanOnly: true, ExpectNonEmptyPlan: true}
 	if wantErr != "" {
 		step.ExpectError = regexp.MustCompile(wantErr)
 	}
 	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, Steps: []resource.TestStep{step}})
+}
+
+// fakeWith is a fake Ironic changed by setup.
+func fakeWith(t *testing.T, setup func(*ironictest.Server)) *ironictest.Server {
+	srv := ironictest.New(t)
+	setup(srv)
+	return srv
 }
 
 // A BMC address whose hardware type Ironic does not enable is refused at
@@ -47,12 +57,12 @@ resource "baremetal_host" "h" {
 	}
 	noIDRAC := func(s *ironictest.Server) { s.Drivers = []string{"fake-hardware", "ipmi", "redfish"} }
 	t.Run("idrac missing", func(t *testing.T) {
-		planOnFake(t, noIDRAC, host("idrac-virtualmedia://192.0.2.10/redfish/v1/Systems/1"),
+		planOnFake(t, fakeWith(t, noIDRAC), host("idrac-virtualmedia://192.0.2.10/redfish/v1/Systems/1"),
 			`(?s)Ironic lacks the BMC's hardware type.*bmc.address: the\s+idrac-virtualmedia://\s+scheme\s+needs\s+Ironic's\s+"idrac"\s+hardware\s+type.*`+
 				`enabled\s+hardware\s+types:\s+fake-hardware,\s+ipmi,\s+redfish\).*Use\s+redfish-virtualmedia://\s+instead`)
 	})
 	t.Run("redfish enabled", func(t *testing.T) {
-		planOnFake(t, noIDRAC, host("redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1"), "")
+		planOnFake(t, fakeWith(t, noIDRAC), host("redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1"), "")
 	})
 }
 
@@ -66,7 +76,7 @@ resource "baremetal_host" "h" {
   disable_power_off = true
 }
 `
-	planOnFake(t, func(*ironictest.Server) {}, host,
+	planOnFake(t, ironictest.New(t), host,
 		`(?s)Ironic too old for disable_power_off.*disable_power_off\s+needs\s+Ironic\s+API\s+microversion\s+1.95\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+1.82`)
-	planOnFake(t, func(s *ironictest.Server) { s.MaxMicroversion = "1.95" }, host, "")
+	planOnFake(t, fakeWith(t, func(s *ironictest.Server) { s.MaxMicroversion = "1.95" }), host, "")
 }

@@ -52,6 +52,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/nodes/{id}/inventory", s.withNode(s.getInventory))
 	s.mux.HandleFunc("PUT /v1/nodes/{id}/management/boot_device", s.withNode(s.setBootDevice))
 	s.firmwareRoutes()
+	s.vmediaRoutes()
 
 	s.mux.HandleFunc("POST /v1/ports", s.createPort)
 	s.mux.HandleFunc("GET /v1/ports", s.listPorts)

@@ -113,6 +113,7 @@ type Server struct {
 	allocating  map[string]int                // allocation -> reads before it settles
 	templates   map[string]*DeployTemplate    // deploy templates by UUID (deploytemplates.go)
 	bootDevices map[string][]BootDevice       // node -> boot devices set (management.go)
+	vmedia      map[string]Media              // node -> CD virtual media (vmedia.go)
 	faults      []*Fault
 	requests    []Request
 	seq         int
@@ -128,6 +129,7 @@ func New(t testing.TB) *Server {
 		MaxMicroversion: DefaultMaxMicroversion,
 		Settle:          true,
 		Drivers:         append([]string(nil), DefaultDrivers...),
+		vmedia:          map[string]Media{},
 		nodes:           map[string]*nodes.Node{},
 		ports:           map[string]*ports.Port{},
 		allocations:     map[string]*allocations.Allocation{},

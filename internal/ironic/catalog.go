@@ -111,7 +111,7 @@ var portFields = []string{"node_uuid", "address", "pxe_enabled"}
 // both are needed here.
 func (c *Catalog) Hosts(ctx context.Context) ([]lifecycle.HostSummary, error) {
 	var all []nodes.Node
-	err := nodes.ListDetail(c.sc, nodes.ListOpts{Limit: c.pageLimit}).EachPage(ctx, func(_ context.Context, page pagination.Page) (bool, error) {
+	err := nodes.ListDetail(c.sc, childrenListOpts{nodes.ListOpts{Limit: c.pageLimit}, c.sc}).EachPage(ctx, func(_ context.Context, page pagination.Page) (bool, error) {
 		list, err := nodes.ExtractNodes(page)
 		if err != nil {
 			return false, err

@@ -38,6 +38,9 @@ var featureChoices = map[lifecycle.Feature]func(conn *clients.Conn) bool{
 	lifecycle.FeatureFirmware:        func(c *clients.Conn) bool { return firmwareFeatures(c.Microversion).Components },
 	lifecycle.FeatureServicing:       func(c *clients.Conn) bool { return firmwareFeatures(c.Microversion).Servicing },
 	lifecycle.FeatureDisablePowerOff: func(c *clients.Conn) bool { return slices.Contains(listFields(c.Microversion), "disable_power_off") },
+	lifecycle.FeatureParentNode: func(c *clients.Conn) bool {
+		return strings.Contains(withChildren(c.Client, ""), "include_children")
+	},
 	lifecycle.FeatureOCI: func(c *clients.Conn) bool {
 		return lifecycle.CheckImageSupported(context.Background(), NewCatalog(c.Client), &lifecycle.Image{URL: "oci://r.example/os:1"}) == nil
 	},

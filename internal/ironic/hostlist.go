@@ -58,6 +58,9 @@ func (c *Catalog) nodeListQuery(q lifecycle.HostQuery) url.Values {
 	if q.Deployed && q.ProvisionState == "" {
 		v.Set("provision_state", psActive)
 	}
+	if has(c.sc, lifecycle.FeatureParentNode) {
+		v.Set("include_children", "True") // see withChildren
+	}
 	set("driver", q.Driver)
 	set("conductor_group", strings.ToLower(q.ConductorGroup))
 	set("owner", q.Owner)

@@ -544,6 +544,32 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 // has tells whether sc's microversion offers f.
 func has(sc *gophercloud.ServiceClient, f lifecycle.Feature) bool { return f.In(sc.Microversion) }
 
+// withChildren is the query parameter that lists child nodes too, from
+// the microversion that has them (FeatureParentNode): Ironic's node lists
+// leave them out by default, and a child node is a host like another
+// (Ironic 29.0.5 also sets parent_node on every PATCHed node, which hides
+// it). "" below, or "&" or "?" joined to query.
+func withChildren(sc *gophercloud.ServiceClient, query string) string {
+	if !has(sc, lifecycle.FeatureParentNode) {
+		return ""
+	}
+	if strings.Contains(query, "?") {
+		return "&include_children=True"
+	}
+	return "?include_children=True"
+}
+
+// childrenListOpts is a node list's options with withChildren.
+type childrenListOpts struct {
+	nodes.ListOpts
+	sc *gophercloud.ServiceClient
+}
+
+func (o childrenListOpts) ToNodeListDetailQuery() (string, error) {
+	q, err := o.ListOpts.ToNodeListDetailQuery()
+	return q + withChildren(o.sc, q), err
+}
+
 // api is what the Ironic in use offers: the negotiated microversion and
 // the server's maximum (WithServerMaxMicroversion; else the negotiated).
 func (p *Provisioner) api() lifecycle.APIFeatures {

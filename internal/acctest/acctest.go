@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/provider"
@@ -97,6 +98,16 @@ func IronicHas(t *testing.T, f lifecycle.Feature) bool {
 		t.Fatalf("connect to Ironic: %v", err)
 	}
 	return conn.Has(f)
+}
+
+// EnabledHardwareTypes lists the hardware types the test Ironic enables.
+func EnabledHardwareTypes(t *testing.T) []string {
+	t.Helper()
+	list, err := ironic.NewCatalog(Ironic(t)).EnabledHardwareTypes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
 }
 
 // Name returns a unique host name with the given prefix.

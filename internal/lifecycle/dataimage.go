@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // This file is the baremetal_data_image resource's side of BMO's
@@ -175,10 +177,15 @@ func (p ironicPath) eject(ctx context.Context, obs Observation, _ DataImageReque
 	return p.api.DetachCDMedia(ctx, obs.ID)
 }
 
+// vmediaHardwareTypes are the hardware types whose virtual media Ironic's
+// API attaches (its image publishers: others fail in the background with
+// "Publishing images is not supported for driver ...").
+var vmediaHardwareTypes = []string{"redfish", "idrac", "ilo", "ilo5"}
+
 // mediaPath picks Ironic's virtual media API when the Ironic in use has it
-// (no credentials needed), else the BMC with access; a refusal on bmc when
-// access is nil and Ironic is too old for its API.
-func (c *Clients) mediaPath(access *BMCAccess) (mediaPath, *DataImageRefusal, error) {
+// (no credentials needed) for the node's driver, else the BMC with access;
+// a refusal on bmc when access is nil and Ironic cannot.
+func (c *Clients) mediaPath(access *BMCAccess, driver string) (mediaPath, *DataImageRefusal, error) {
 	var bp *bmcPath
 	if access != nil {
 		v, m, err := c.mediaBMC()
@@ -187,7 +194,9 @@ func (c *Clients) mediaPath(access *BMCAccess) (mediaPath, *DataImageRefusal, er
 		}
 		bp = &bmcPath{v: v, m: m, access: *access}
 	}
-	if api, ok := c.Catalog.(VirtualMediaAPI); ok && c.API.Has(FeatureVirtualMedia) {
+	api, ok := c.Catalog.(VirtualMediaAPI)
+	ironicCan := ok && c.API.Has(FeatureVirtualMedia)
+	if ironicCan && slices.Contains(vmediaHardwareTypes, driver) {
 		return ironicPath{api: api, canGet: c.API.Has(FeatureVirtualMediaGet), bmc: bp}, nil, nil
 	}
 	if bp != nil {
@@ -195,6 +204,12 @@ func (c *Clients) mediaPath(access *BMCAccess) (mediaPath, *DataImageRefusal, er
 	}
 	if r := c.DataImageNeedsBMC(); r != nil {
 		return nil, r, nil
+	}
+	if ironicCan {
+		return nil, &DataImageRefusal{Attribute: "bmc", Summary: "BMC credentials needed for this host",
+			Detail: fmt.Sprintf("Ironic attaches virtual media only for the %s hardware types; this host's node has the %q "+
+				"driver. Set bmc (address, username, password): the image then goes in through the BMC's Redfish VirtualMedia.",
+				strings.Join(vmediaHardwareTypes, ", "), driver)}, nil
 	}
 	return nil, nil, errors.New("a data image needs bmc (the BMC's address and credentials) on this Ironic")
 }
@@ -223,7 +238,7 @@ func (c *Clients) CheckDataImage(ctx context.Context, ref string, access *BMCAcc
 	if d := AsDetached(CheckAttached(obs, "attach a data image")); d != nil {
 		return []DataImageRefusal{{Attribute: "host_id", Summary: d.Summary(), Detail: d.Detail()}}
 	}
-	p, _, err := c.mediaPath(access)
+	p, _, err := c.mediaPath(access, obs.Driver)
 	bp, ok := p.(bmcPath)
 	if ip, isIronic := p.(ironicPath); isIronic && ip.bmc != nil {
 		bp, ok = *ip.bmc, true // Ironic's GET takes the node's lock: not at plan
@@ -264,7 +279,7 @@ func (c *Clients) AttachDataImage(ctx context.Context, req DataImageRequest) (Ob
 	if d := AsDetached(CheckAttached(obs, "attach a data image")); d != nil {
 		return obs, MediaState{}, []DataImageRefusal{{Attribute: "host_id", Summary: d.Summary(), Detail: d.Detail()}}, nil
 	}
-	p, refusal, err := c.mediaPath(req.Access)
+	p, refusal, err := c.mediaPath(req.Access, obs.Driver)
 	if refusal != nil || err != nil {
 		return obs, MediaState{}, refusals(refusal), err
 	}
@@ -299,7 +314,7 @@ func (c *Clients) ReadDataImage(ctx context.Context, ref string, access *BMCAcce
 	if err != nil || !obs.Exists {
 		return obs, ms, err
 	}
-	p, refusal, err := c.mediaPath(access)
+	p, refusal, err := c.mediaPath(access, obs.Driver)
 	if refusal != nil {
 		return obs, MediaState{Unread: true}, nil
 	}
@@ -328,7 +343,7 @@ func (c *Clients) DetachDataImage(ctx context.Context, req DataImageRequest) err
 	if err := ForgetDetached(obs, "eject the data image"); err != nil {
 		return err
 	}
-	p, refusal, err := c.mediaPath(req.Access)
+	p, refusal, err := c.mediaPath(req.Access, obs.Driver)
 	if refusal != nil {
 		return errors.New(refusal.Detail)
 	}

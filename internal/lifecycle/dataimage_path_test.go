@@ -78,6 +78,7 @@ func TestDataImagePaths(t *testing.T) {
 	access := &lifecycle.BMCAccess{Address: "redfish://bmc.example/redfish/v1/Systems/1"}
 	cases := []struct {
 		name, mv  string
+		driver    string // "": redfish
 		access    *lifecycle.BMCAccess
 		wantCalls string
 		device    string
@@ -90,12 +91,21 @@ func TestDataImagePaths(t *testing.T) {
 		{name: "1.89 without bmc", mv: "1.89", device: "cdrom", wantCalls: "ironic detach,ironic attach,ironic detach"},
 		{name: "1.93 without bmc", mv: "1.93", device: "cdrom", wantCalls: "ironic attach,ironic detach"},
 		{name: "1.96 with bmc", mv: "1.96", access: access, device: "cdrom", wantCalls: "ironic attach,ironic detach"},
+		{name: "1.96 fake-hardware with bmc", mv: "1.96", driver: "fake-hardware", access: access, device: "Cd",
+			wantCalls: "maintenance on,bmc insert,maintenance off,maintenance on,bmc eject,maintenance off"},
+		{name: "1.96 fake-hardware without bmc", mv: "1.96", driver: "fake-hardware",
+			refusal: "Ironic attaches virtual media only for the redfish, idrac, ilo, ilo5 hardware types; this host's node has the \"fake-hardware\" driver."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			bmc := &mediaBMC{cd: lifecycle.MediaState{Device: "Cd"}}
-			clients := &lifecycle.Clients{Machine: lifecycletest.NewMachine(lifecycletest.New()), Updater: bmc,
+			n := lifecycletest.New()
+			n.HardwareType = c.driver
+			if c.driver == "" {
+				n.HardwareType = "redfish"
+			}
+			clients := &lifecycle.Clients{Machine: lifecycletest.NewMachine(n), Updater: bmc,
 				Catalog: vmediaCatalog{Catalog: lifecycletest.NewCatalog(), bmc: bmc},
 				API:     lifecycle.APIFeatures{Microversion: c.mv, ServerMax: c.mv}}
 			req := lifecycle.DataImageRequest{Ref: "host-a", URL: iso, Access: c.access}

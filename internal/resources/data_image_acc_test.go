@@ -111,6 +111,9 @@ func TestAccDataImage_sim(t *testing.T) {
 	host.Resource = "h"
 	var mark *acctest.LogMark
 	ironic, device := viaIronic(t)
+	if ironic { // Ironic publishes virtual media for the redfish hardware type, not fake-hardware
+		host.Driver = strings.Replace(acctest.SimHostDriver, `"fake-hardware"`, `"redfish"`, 1)
+	}
 	dataImageConfig := func(host acctest.SimHost, url string) string {
 		if ironic {
 			return dataImageWith(host, url, "")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -79,4 +80,23 @@ resource "baremetal_host" "h" {
 	planOnFake(t, ironictest.New(t), host,
 		`(?s)Ironic too old for disable_power_off.*disable_power_off\s+needs\s+Ironic\s+API\s+microversion\s+1.95\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+1.82`)
 	planOnFake(t, fakeWith(t, func(s *ironictest.Server) { s.MaxMicroversion = "1.95" }), host, "")
+}
+
+// On the test rig's Ironic, an idrac-virtualmedia:// host is refused at
+// plan when Ironic does not enable idrac (the 2025.1 rig enables
+// fake-hardware, ipmi, manual-management and redfish).
+func TestAccHostHardwareTypeMissing(t *testing.T) {
+	if slices.Contains(acctest.EnabledHardwareTypes(t), "idrac") {
+		t.Skip("this Ironic enables idrac")
+	}
+	acctest.ParallelTest(t, nil, []resource.TestStep{{
+		Config: `
+resource "baremetal_host" "h" {
+  name = "acc-idrac"
+  bmc  = { address = "idrac-virtualmedia://192.0.2.10/redfish/v1/Systems/1", username = "u", password = "p", check_credentials = false }
+}
+`,
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Ironic lacks the BMC's hardware type.*"idrac"\s+hardware\s+type.*enabled\s+hardware\s+types:.*Use\s+redfish-virtualmedia://\s+instead`),
+	}})
 }

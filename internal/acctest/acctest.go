@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,7 +129,8 @@ func MAC() string {
 // something created a duplicate).
 func NodesNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) []nodes.Node {
 	t.Helper()
-	pages, err := nodes.List(sc, nodes.ListOpts{Fields: []string{"uuid", "name", "provision_state"}}).AllPages(context.Background())
+	opts := withChildren{nodes.ListOpts{Fields: []string{"uuid", "name", "provision_state"}}, lifecycle.FeatureParentNode.In(sc.Microversion)}
+	pages, err := nodes.List(sc, opts).AllPages(context.Background())
 	if err != nil {
 		t.Fatalf("list nodes: %v", err)
 	}
@@ -143,6 +145,21 @@ func NodesNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) []node
 		}
 	}
 	return out
+}
+
+// withChildren lists child nodes too (include_children, 1.83+): Ironic
+// 29.0.5 makes every node it PATCHes its own child.
+type withChildren struct {
+	nodes.ListOpts
+	children bool
+}
+
+func (o withChildren) ToNodeListQuery() (string, error) {
+	q, err := o.ListOpts.ToNodeListQuery()
+	if o.children {
+		q += map[bool]string{true: "&", false: "?"}[strings.Contains(q, "?")] + "include_children=True"
+	}
+	return q, err
 }
 
 // Node reads in full the one Ironic node named name (an error when there

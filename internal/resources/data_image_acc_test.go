@@ -35,6 +35,21 @@ resource "baremetal_data_image" "d" {
 `, url, bmc)
 }
 
+// redfishSimDriver registers a simulator host with the redfish hardware
+// type (which has no fake interfaces) and no cleaning, which would need an
+// agent.
+const redfishSimDriver = `  driver = "redfish"
+  interfaces = {
+    boot       = "ipxe"
+    deploy     = "direct"
+    power      = "redfish"
+    management = "redfish"
+    inspect    = "redfish"
+    bios       = "redfish"
+    raid       = "no-raid"
+  }
+  automated_cleaning_mode = "disabled"`
+
 // viaIronic tells whether the test Ironic attaches data images itself
 // (virtual media API, 1.89+; read back from 1.93), and the device the
 // data image then shows.
@@ -111,8 +126,11 @@ func TestAccDataImage_sim(t *testing.T) {
 	host.Resource = "h"
 	var mark *acctest.LogMark
 	ironic, device := viaIronic(t)
+	dataISO, dataISO2 := dataISO, dataISO2
 	if ironic { // Ironic publishes virtual media for the redfish hardware type, not fake-hardware
-		host.Driver = strings.Replace(acctest.SimHostDriver, `"fake-hardware"`, `"redfish"`, 1)
+		host.Driver = redfishSimDriver
+		img := acctest.ImageServer(t) // Ironic checks that the URL answers
+		dataISO, dataISO2 = img.URL, img.URL+"?copy=2"
 	}
 	dataImageConfig := func(host acctest.SimHost, url string) string {
 		if ironic {

@@ -43,47 +43,44 @@ func fakeMedia(srv *ironictest.Server, id, want string) resource.TestCheckFunc {
 // Ironic attaches it (1.89), reads it back (1.93: an image detached out of
 // band is drift), replaces it and detaches it on destroy.
 func TestDataImageIronicVMedia_fake(t *testing.T) {
-	skipWithoutTerraform(t)
 	srv, id, cfg := dataImageOnFake(t, "1.93")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             fakeMedia(srv, id, ""),
-		Steps: []resource.TestStep{
-			{Config: onFake(srv, cfg(dataISO)), Check: resource.ComposeAggregateTestCheckFunc(
-				fakeMedia(srv, id, dataISO),
-				resource.TestCheckResourceAttr("baremetal_data_image.d", "device", "cdrom"),
-				resource.TestCheckResourceAttr("baremetal_data_image.d", "id", id),
-			)},
-			{
-				PreConfig: func() {
-					req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/v1/nodes/"+id+"/vmedia", nil)
-					req.Header.Set("X-OpenStack-Ironic-API-Version", "1.89")
-					if resp, err := http.DefaultClient.Do(req); err != nil {
-						t.Fatal(err)
-					} else {
-						resp.Body.Close()
-					}
-				},
-				Config: onFake(srv, cfg(dataISO)), PlanOnly: true, ExpectNonEmptyPlan: true,
+	applyOnFake(t, fakeMedia(srv, id, ""), []resource.TestStep{
+		{Config: onFake(srv, cfg(dataISO)), Check: resource.ComposeAggregateTestCheckFunc(
+			fakeMedia(srv, id, dataISO),
+			resource.TestCheckResourceAttr("baremetal_data_image.d", "device", "cdrom"),
+			resource.TestCheckResourceAttr("baremetal_data_image.d", "id", id),
+		)},
+		{
+			PreConfig: func() {
+				req, _ := http.NewRequest(http.MethodDelete, srv.URL+"/v1/nodes/"+id+"/vmedia", nil)
+				req.Header.Set("X-OpenStack-Ironic-API-Version", "1.89")
+				if resp, err := http.DefaultClient.Do(req); err != nil {
+					t.Fatal(err)
+				} else {
+					resp.Body.Close()
+				}
 			},
-			{Config: onFake(srv, cfg(dataISO2)), Check: fakeMedia(srv, id, dataISO2)},
+			Config: onFake(srv, cfg(dataISO)), PlanOnly: true, ExpectNonEmptyPlan: true,
 		},
+		{Config: onFake(srv, cfg(dataISO2)), Check: fakeMedia(srv, id, dataISO2)},
 	})
 }
 
 // Between 1.89 and 1.92 Ironic attaches but cannot read: the state keeps
 // the URL, and a second plan is empty.
 func TestDataImageIronicVMediaNoRead_fake(t *testing.T) {
-	skipWithoutTerraform(t)
 	srv, id, cfg := dataImageOnFake(t, "1.89")
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: acctest.ProviderFactories,
-		CheckDestroy:             fakeMedia(srv, id, ""),
-		Steps: []resource.TestStep{{Config: onFake(srv, cfg(dataISO)), Check: resource.ComposeAggregateTestCheckFunc(
-			fakeMedia(srv, id, dataISO),
-			resource.TestCheckResourceAttr("baremetal_data_image.d", "url", dataISO),
-		)}},
-	})
+	applyOnFake(t, fakeMedia(srv, id, ""), []resource.TestStep{{Config: onFake(srv, cfg(dataISO)), Check: resource.ComposeAggregateTestCheckFunc(
+		fakeMedia(srv, id, dataISO),
+		resource.TestCheckResourceAttr("baremetal_data_image.d", "url", dataISO),
+	)}})
+}
+
+// applyOnFake runs steps against a fake Ironic (needs only Terraform).
+func applyOnFake(t *testing.T, checkDestroy resource.TestCheckFunc, steps []resource.TestStep) {
+	t.Helper()
+	skipWithoutTerraform(t)
+	resource.UnitTest(t, resource.TestCase{ProtoV6ProviderFactories: acctest.ProviderFactories, CheckDestroy: checkDestroy, Steps: steps})
 }
 
 // Without the virtual media API (Ironic 21.4's 1.82), a data image without

@@ -49,7 +49,10 @@ func (r *dataImageResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 		Description: "An ISO image (Ignition or cloud-init configuration, day-2 data) attached to a host's virtual media, as " +
 			"Metal3's DataImage. On an Ironic with the virtual media API (1.89 and later) Ironic attaches and detaches it " +
 			"(`POST`/`DELETE /v1/nodes/{id}/vmedia`, `device_type = cdrom`, the BMC fetching the URL) and, from 1.93, reads " +
-			"it back (`GET`), with no BMC credentials needed here. On an older Ironic (21.4 is 1.82) the image is inserted " +
+			"it back (`GET`), with no BMC credentials needed here, for hosts of the hardware types Ironic publishes virtual " +
+			"media for (`redfish`, `idrac`, `ilo`, `ilo5`; others need `bmc`). Ironic 2025.1 (29.0.5) serves the image from " +
+			"its own HTTP server whatever is asked, so its `[deploy] http_url` must reach the BMC. On an older Ironic (21.4 is " +
+			"1.82) the image is inserted " +
 			"through the BMC's Redfish `VirtualMedia.InsertMedia` in its CD/DVD device, with the Ironic node in " +
 			"maintenance for the duration so that Ironic does not act on the node meanwhile; only the maintenance it set is " +
 			"ended; `bmc` is then required. A host whose BMC has no CD/DVD virtual media is refused at plan when the host " +

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,7 +27,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/provider"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
 )
@@ -86,6 +89,28 @@ func Ironic(t *testing.T) *gophercloud.ServiceClient {
 	return conn.Client
 }
 
+// IronicHas tells whether the test Ironic offers f at the microversion
+// the provider negotiates with it.
+func IronicHas(t *testing.T, f lifecycle.Feature) bool {
+	t.Helper()
+	PreCheck(t)
+	conn, err := clients.Connect(context.Background(), clients.Config{Endpoint: Endpoint()})
+	if err != nil {
+		t.Fatalf("connect to Ironic: %v", err)
+	}
+	return conn.Has(f)
+}
+
+// EnabledHardwareTypes lists the hardware types the test Ironic enables.
+func EnabledHardwareTypes(t *testing.T) []string {
+	t.Helper()
+	list, err := ironic.NewCatalog(Ironic(t)).EnabledHardwareTypes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
 // Name returns a unique host name with the given prefix.
 func Name(prefix string) string {
 	b := make([]byte, 4)
@@ -104,7 +129,8 @@ func MAC() string {
 // something created a duplicate).
 func NodesNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) []nodes.Node {
 	t.Helper()
-	pages, err := nodes.List(sc, nodes.ListOpts{Fields: []string{"uuid", "name", "provision_state"}}).AllPages(context.Background())
+	opts := withChildren{nodes.ListOpts{Fields: []string{"uuid", "name", "provision_state"}}, lifecycle.FeatureParentNode.In(sc.Microversion)}
+	pages, err := nodes.List(sc, opts).AllPages(context.Background())
 	if err != nil {
 		t.Fatalf("list nodes: %v", err)
 	}
@@ -119,6 +145,21 @@ func NodesNamed(t *testing.T, sc *gophercloud.ServiceClient, name string) []node
 		}
 	}
 	return out
+}
+
+// withChildren lists child nodes too (include_children, 1.83+): Ironic
+// 29.0.5 makes every node it PATCHes its own child.
+type withChildren struct {
+	nodes.ListOpts
+	children bool
+}
+
+func (o withChildren) ToNodeListQuery() (string, error) {
+	q, err := o.ListOpts.ToNodeListQuery()
+	if o.children {
+		q += map[bool]string{true: "&", false: "?"}[strings.Contains(q, "?")] + "include_children=True"
+	}
+	return q, err
 }
 
 // Node reads in full the one Ironic node named name (an error when there

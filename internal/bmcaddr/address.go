@@ -96,6 +96,26 @@ var schemeOrder = []string{
 	"ilo5-redfish", "ilo5-virtualmedia",
 }
 
+// insteadOf is the scheme to use instead of one whose hardware type Ironic
+// does not enable (a vendor driver not enabled, or removed from Ironic):
+// generic Redfish with the same boot.
+var insteadOf = map[string]string{
+	"ipmi":               "redfish",
+	"libvirt":            "redfish",
+	"idrac-redfish":      "redfish",
+	"idrac-virtualmedia": "redfish-virtualmedia",
+}
+
+// HardwareTypeNeed is what the address needs of Ironic: its scheme's
+// hardware type and the scheme to use instead on an Ironic without it.
+func (d *AccessDetails) HardwareTypeNeed() lifecycle.HardwareTypeNeed {
+	need := lifecycle.HardwareTypeNeed{Scheme: d.Type, Driver: d.Driver}
+	if alt, ok := insteadOf[d.Type]; ok {
+		need.InsteadScheme, need.InsteadDriver = alt, profiles[alt].driver
+	}
+	return need
+}
+
 // ipmiPrivilegeLevels are the values Ironic accepts for ipmi_priv_level.
 var ipmiPrivilegeLevels = []string{"ADMINISTRATOR", "CALLBACK", "OPERATOR", "USER"}
 

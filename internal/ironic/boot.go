@@ -11,10 +11,6 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// MicroversionNetworkData is the first Ironic API with the node's
-// network_data field.
-const MicroversionNetworkData = 66
-
 // syncBoot brings what the node's agent ramdisk boots with in line with
 // h.Spec.Boot (BMO configureNode and the preprovisioning network data):
 // network_data, properties.cpu_arch (before inspection only: inspection
@@ -22,10 +18,8 @@ const MicroversionNetworkData = 66
 // driver_info keys. ok is false when the caller must return res.
 func (p *Provisioner) syncBoot(ctx context.Context, h *lifecycle.Host, node *nodes.Node) (*nodes.Node, lifecycle.Result, bool, error) {
 	b := h.Spec.Boot
-	if b.NetworkData != "" && !p.microversionAtLeast(1, MicroversionNetworkData) {
-		return node, failed("", node.ProvisionState, fmt.Sprintf(
-			"preprovisioning_network_data needs Ironic API 1.%d (the node's network_data), this Ironic speaks %s",
-			MicroversionNetworkData, p.sc.Microversion)), false, nil
+	if err := p.api().Require(lifecycle.FeatureNetworkData, "preprovisioning_network_data"); b.NetworkData != "" && err != nil {
+		return node, failed("", node.ProvisionState, err.Error()), false, nil
 	}
 	patch, err := bootPatch(h, node, p.deployImages)
 	if err != nil {

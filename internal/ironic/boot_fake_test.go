@@ -71,7 +71,7 @@ func TestFakeNetworkDataNeedsMicroversion(t *testing.T) {
 			break
 		}
 	}
-	if !strings.Contains(res.ErrorMessage, "preprovisioning_network_data needs Ironic API 1.66") || !strings.Contains(res.ErrorMessage, "1.65") {
+	if !strings.Contains(res.ErrorMessage, "preprovisioning_network_data needs Ironic API microversion 1.66") || !strings.Contains(res.ErrorMessage, "1.65") {
 		t.Fatalf("%+v", res)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // Catalog implements lifecycle.Catalog over Ironic: the host list and
 // hardware data the data sources read, and claims as Ironic allocations.
-// It is stateless and safe for concurrent use.
+// It is safe for concurrent use; it keeps only the hardware type list.
 type Catalog struct {
 	sc *gophercloud.ServiceClient
 
@@ -36,6 +36,8 @@ type Catalog struct {
 	// (WithFirmwareTaskPoll, WithImageClient).
 	taskPoll    time.Duration
 	imageClient *http.Client
+	// hw caches the enabled hardware types (drivers.go).
+	hw hardwareTypes
 }
 
 // WithWatcher tells w about the allocations the catalog creates and
@@ -109,7 +111,7 @@ var portFields = []string{"node_uuid", "address", "pxe_enabled"}
 // both are needed here.
 func (c *Catalog) Hosts(ctx context.Context) ([]lifecycle.HostSummary, error) {
 	var all []nodes.Node
-	err := nodes.ListDetail(c.sc, nodes.ListOpts{Limit: c.pageLimit}).EachPage(ctx, func(_ context.Context, page pagination.Page) (bool, error) {
+	err := nodes.ListDetail(c.sc, childrenListOpts{nodes.ListOpts{Limit: c.pageLimit}, c.sc}).EachPage(ctx, func(_ context.Context, page pagination.Page) (bool, error) {
 		list, err := nodes.ExtractNodes(page)
 		if err != nil {
 			return false, err

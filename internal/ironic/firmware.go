@@ -4,19 +4,13 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
-
-// MicroversionBIOSDetail is the first API whose GET /bios?detail=True
-// returns the registry fields (attribute_type, allowable_values, ...).
-const MicroversionBIOSDetail = 74
 
 var (
 	_ lifecycle.FirmwareCatalog = (*Catalog)(nil)
@@ -29,12 +23,11 @@ func (c *Catalog) Features() lifecycle.FirmwareFeatures {
 }
 
 func firmwareFeatures(mv string) lifecycle.FirmwareFeatures {
-	at := func(minor int) bool { return clients.CompareMicroversions(mv, "1."+strconv.Itoa(minor)) >= 0 }
 	return lifecycle.FirmwareFeatures{
 		Microversion: mv,
-		BIOSRegistry: at(MicroversionBIOSDetail),
-		Components:   at(clients.MicroversionFirmware),
-		Servicing:    at(clients.MicroversionServicing),
+		BIOSRegistry: lifecycle.FeatureBIOSRegistry.In(mv),
+		Components:   lifecycle.FeatureFirmware.In(mv),
+		Servicing:    lifecycle.FeatureServicing.In(mv),
 	}
 }
 

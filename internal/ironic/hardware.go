@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmcaddr"
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -40,7 +38,7 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 		return nil, err
 	}
 
-	if clients.CompareMicroversions(c.sc.Microversion, "1."+strconv.Itoa(clients.MicroversionInventory)) >= 0 {
+	if has(c.sc, lifecycle.FeatureInventory) {
 		r := nodes.GetInventory(ctx, c.sc, n.UUID)
 		switch {
 		case r.Err == nil:
@@ -422,7 +420,7 @@ func hardwareFromProperties(n *nodes.Node, pts []portInfo) *lifecycle.HardwareDa
 // (lifecycle.DiskReader); ok is false when Ironic holds no inventory for
 // it or speaks no inventory API (before 1.81).
 func (c *Catalog) InventoryDisks(ctx context.Context, id string) ([]lifecycle.Disk, bool, error) {
-	if clients.CompareMicroversions(c.sc.Microversion, "1."+strconv.Itoa(clients.MicroversionInventory)) < 0 {
+	if !has(c.sc, lifecycle.FeatureInventory) {
 		return nil, false, nil
 	}
 	r := nodes.GetInventory(ctx, c.sc, id)

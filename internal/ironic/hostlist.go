@@ -9,7 +9,6 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -59,10 +58,13 @@ func (c *Catalog) nodeListQuery(q lifecycle.HostQuery) url.Values {
 	if q.Deployed && q.ProvisionState == "" {
 		v.Set("provision_state", psActive)
 	}
+	if has(c.sc, lifecycle.FeatureParentNode) {
+		v.Set("include_children", "True") // see withChildren
+	}
 	set("driver", q.Driver)
 	set("conductor_group", strings.ToLower(q.ConductorGroup))
 	set("owner", q.Owner)
-	if q.Shard != "" && clients.CompareMicroversions(c.sc.Microversion, fmt.Sprintf("1.%d", clients.MicroversionShard)) >= 0 {
+	if q.Shard != "" && has(c.sc, lifecycle.FeatureShard) {
 		v.Set("shard", q.Shard)
 	}
 	if q.Maintenance != nil {

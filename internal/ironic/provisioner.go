@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -65,10 +64,12 @@ type Provisioner struct {
 	// driverLookups shares concurrent first reads of a driver.
 	driverLookups singleflight.Group
 	w             *Watcher
-	fastPoll      time.Duration
-	slowPoll      time.Duration
-	jitter        float64
-	rand          func() float64
+	// serverMax is the server's maximum microversion, for errors.
+	serverMax string
+	fastPoll  time.Duration
+	slowPoll  time.Duration
+	jitter    float64
+	rand      func() float64
 	// stallTimeout (0: never) and now: see checkStall.
 	stallTimeout time.Duration
 	now          func() time.Time
@@ -82,6 +83,12 @@ var _ lifecycle.Provisioner = (*Provisioner)(nil)
 
 // Option tunes a Provisioner.
 type Option func(*Provisioner)
+
+// WithServerMaxMicroversion tells the Ironic server's maximum
+// microversion, named by the errors of features it lacks.
+func WithServerMaxMicroversion(v string) Option {
+	return func(p *Provisioner) { p.serverMax = v }
+}
 
 // WithPollIntervals overrides the 3 s / 10 s requeue delays.
 func WithPollIntervals(fast, slow time.Duration) Option {
@@ -534,20 +541,43 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 	}
 }
 
-// microversionAtLeast reports whether the client's microversion is at
-// least major.minor.
-func (p *Provisioner) microversionAtLeast(major, minor int) bool {
-	mv := p.sc.Microversion
-	a, b, ok := strings.Cut(mv, ".")
-	if !ok {
-		return false
+// has tells whether sc's microversion offers f.
+func has(sc *gophercloud.ServiceClient, f lifecycle.Feature) bool { return f.In(sc.Microversion) }
+
+// withChildren is the query parameter that lists child nodes too, from
+// the microversion that has them (FeatureParentNode): Ironic's node lists
+// leave them out by default, and a child node is a host like another
+// (Ironic 29.0.5 also sets parent_node on every PATCHed node, which hides
+// it). "" below, or "&" or "?" joined to query.
+func withChildren(sc *gophercloud.ServiceClient, query string) string {
+	if !has(sc, lifecycle.FeatureParentNode) {
+		return ""
 	}
-	ma, err1 := strconv.Atoi(a)
-	mi, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil {
-		return false
+	if strings.Contains(query, "?") {
+		return "&include_children=True"
 	}
-	return ma > major || (ma == major && mi >= minor)
+	return "?include_children=True"
+}
+
+// childrenListOpts is a node list's options with withChildren.
+type childrenListOpts struct {
+	nodes.ListOpts
+	sc *gophercloud.ServiceClient
+}
+
+func (o childrenListOpts) ToNodeListDetailQuery() (string, error) {
+	q, err := o.ListOpts.ToNodeListDetailQuery()
+	return q + withChildren(o.sc, q), err
+}
+
+// api is what the Ironic in use offers: the negotiated microversion and
+// the server's maximum (WithServerMaxMicroversion; else the negotiated).
+func (p *Provisioner) api() lifecycle.APIFeatures {
+	max := p.serverMax
+	if max == "" {
+		max = p.sc.Microversion
+	}
+	return lifecycle.APIFeatures{Microversion: p.sc.Microversion, ServerMax: max}
 }
 
 // ---------------------------------------------------------------------------

@@ -14,7 +14,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -28,11 +27,11 @@ func (b nodeBody) ToNodeCreateMap() (map[string]any, error) { return b, nil }
 // moves it from enroll to manageable (BMO REG ironicProvisioner.Register, inspectInterfaceForMode, enrollNode, createPortsForNode, IR ironicProvisioner.findExistingHost, createNodePort, configureNode).
 func (p *Provisioner) Register(ctx context.Context, h *lifecycle.Host, credentialsChanged, restartOnFailure bool) (lifecycle.Result, string, error) {
 	// Pre-checks (registration errors).
-	if h.Spec.DisablePowerOff && !p.microversionAtLeast(1, 95) {
-		return failed("", "", fmt.Sprintf("disablePowerOff needs Ironic API 1.95, this Ironic speaks %s", p.sc.Microversion)), h.Status.ID, nil
+	if err := p.api().Require(lifecycle.FeatureDisablePowerOff, "disable_power_off"); h.Spec.DisablePowerOff && err != nil {
+		return failed("", "", err.Error()), h.Status.ID, nil
 	}
-	if h.Spec.Shard != "" && !p.microversionAtLeast(1, clients.MicroversionShard) {
-		return failed("", "", fmt.Sprintf("shard needs Ironic API 1.%d, this Ironic speaks %s", clients.MicroversionShard, p.sc.Microversion)), h.Status.ID, nil
+	if err := p.api().Require(lifecycle.FeatureShard, "shard"); h.Spec.Shard != "" && err != nil {
+		return failed("", "", err.Error()), h.Status.ID, nil
 	}
 	if h.Spec.BMC.NeedsMAC && h.Spec.BootMACAddress == "" {
 		return failed("", "", fmt.Sprintf("BMC driver %q requires a boot MAC address", h.Spec.BMC.Driver)), h.Status.ID, nil
@@ -289,6 +288,9 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 			add("/shard", h.Spec.Shard)
 		}
 	}
+	if node.DisablePowerOff != h.Spec.DisablePowerOff { // Register refused true before 1.95
+		add("/disable_power_off", h.Spec.DisablePowerOff)
+	}
 	curLabels := labelsOf(node)
 	if !mapsEqual(curLabels, h.Spec.Labels) {
 		if len(h.Spec.Labels) == 0 {
@@ -327,7 +329,7 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 // name a firmware interface, which Ironic has from 1.86.
 func (p *Provisioner) withSupportedInterfaces(h *lifecycle.Host) *lifecycle.Host {
 	if _, ok := h.Spec.BMC.Interfaces["firmware_interface"]; !ok ||
-		clients.CompareMicroversions(p.sc.Microversion, fmt.Sprintf("1.%d", clients.MicroversionFirmware)) >= 0 {
+		has(p.sc, lifecycle.FeatureFirmware) {
 		return h
 	}
 	c := *h

@@ -2,7 +2,6 @@ package ironic
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
-	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -41,16 +39,16 @@ var readFields = []string{
 // listFields is what the watcher asks for at microversion mv.
 func listFields(mv string) []string {
 	f := append(append([]string{}, watchFields...), readFields...)
-	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", MicroversionNetworkData)) >= 0 {
+	if lifecycle.FeatureNetworkData.In(mv) {
 		f = append(f, "network_data") // the boot settings read back (boot.go)
 	}
-	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionShard)) >= 0 {
+	if lifecycle.FeatureShard.In(mv) {
 		f = append(f, "shard")
 	}
-	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionFirmware)) >= 0 {
+	if lifecycle.FeatureFirmware.In(mv) {
 		f = append(f, "firmware_interface")
 	}
-	if clients.CompareMicroversions(mv, fmt.Sprintf("1.%d", clients.MicroversionDisablePowerOff)) >= 0 {
+	if lifecycle.FeatureDisablePowerOff.In(mv) {
 		f = append(f, "disable_power_off")
 	}
 	return f

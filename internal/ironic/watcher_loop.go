@@ -73,7 +73,7 @@ func (w *Watcher) list(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = eachPage(ctx, w.sc, w.sc.ServiceURL("nodes")+q, "nodes", func(list []nodes.Node) (bool, error) {
+	err = eachPage(ctx, w.sc, w.sc.ServiceURL("nodes")+q+withChildren(w.sc, q), "nodes", func(list []nodes.Node) (bool, error) {
 		w.lists.Add(1)
 		for i := range list {
 			n := &list[i]

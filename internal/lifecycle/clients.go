@@ -25,4 +25,8 @@ type Clients struct {
 	// ResetBMC resets the BMC (Redfish Manager.Reset with resetType) of
 	// the system access names (baremetal_bmc_reset).
 	ResetBMC func(ctx context.Context, access BMCAccess, resetType string) error
+	// API is what the Ironic in use offers (negotiated microversion and
+	// server maximum): plan-time checks of features ask it. Zero when
+	// unknown: those checks then pass and the apply decides.
+	API APIFeatures
 }

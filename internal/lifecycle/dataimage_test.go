@@ -223,7 +223,7 @@ func TestAttachDataImage(t *testing.T) {
 		{name: "operator maintenance stays", obs: operatorObs, media: &fakeMedia{fakeMaint: fakeMaint{on: true, reason: "disk swap"}},
 			acts: "insert " + isoURL + " maintenance=true"},
 	}, func(c *Clients) ([]DataImageRefusal, error) {
-		_, ms, refusals, err := c.AttachDataImage(ctxBG, DataImageRequest{Ref: "node-1", URL: isoURL})
+		_, ms, refusals, err := c.AttachDataImage(ctxBG, DataImageRequest{Ref: "node-1", URL: isoURL, Access: &BMCAccess{}})
 		if err == nil && refusals == nil && (!ms.Inserted || ms.Image != isoURL) {
 			return nil, fmt.Errorf("read back %+v", ms)
 		}
@@ -269,7 +269,7 @@ func TestDetachDataImage(t *testing.T) {
 		{name: "no device", obs: hostObs, media: &fakeMedia{noDevice: true}},
 		{name: "device unreadable", obs: hostObs, media: &fakeMedia{readErr: errors.New("HTTP 500")}, want: "reading its virtual media: HTTP 500"},
 	}, func(c *Clients) ([]DataImageRefusal, error) {
-		err := c.DetachDataImage(ctxBG, DataImageRequest{Ref: "node-1", URL: isoURL})
+		err := c.DetachDataImage(ctxBG, DataImageRequest{Ref: "node-1", URL: isoURL, Access: &BMCAccess{}})
 		if d := AsDetached(err); d != nil && !d.Forgotten {
 			return nil, errors.New("detached, not forgotten")
 		}
@@ -288,7 +288,7 @@ func TestReadDataImage(t *testing.T) {
 		{name: "no client", obs: hostObs, want: "no BMC virtual media client"},
 		{name: "device unreadable", obs: hostObs, media: &fakeMedia{readErr: errors.New("HTTP 500")}, want: "HTTP 500"},
 	}, func(c *Clients) ([]DataImageRefusal, error) {
-		obs, ms, err := c.ReadDataImage(ctxBG, "node-1", BMCAccess{})
+		obs, ms, err := c.ReadDataImage(ctxBG, "node-1", &BMCAccess{})
 		switch {
 		case err != nil:
 			return nil, err

@@ -15,8 +15,8 @@ import (
 )
 
 // OCIMinMicroversion is the API maximum of Ironic 2025.1 (29.0), the first
-// release that deploys oci:// images.
-const OCIMinMicroversion = "1.96"
+// release that deploys oci:// images (FeatureOCI).
+var OCIMinMicroversion = FeatureOCI.Microversion()
 
 // APIVersions reports the Ironic API's maximum microversion (the server's,
 // not the negotiated one). Implemented by internal/ironic's Catalog.
@@ -88,7 +88,7 @@ func CheckImageSupported(ctx context.Context, v APIVersions, img *Image) error {
 	if err != nil {
 		return fmt.Errorf("reading Ironic's API version to check that it deploys oci:// images: %w", err)
 	}
-	if microversionLess(max, OCIMinMicroversion) {
+	if !FeatureOCI.In(max) {
 		return &OCIUnsupportedError{URL: img.URL, ServerMax: max}
 	}
 	return nil

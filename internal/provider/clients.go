@@ -71,7 +71,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	// baremetal_hardware data source reads them when asked): no GET of
 	// every inventory at the end of an inspection.
 	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil), ironic.WithoutInspectionDetails(),
-		ironic.WithDeployImages(s.DeployImages))
+		ironic.WithDeployImages(s.DeployImages), ironic.WithServerMaxMicroversion(conn.MaxMicroversion))
 	cat := ironic.NewCatalog(conn.Client, ironic.WithWatcher(w))
 	return &lifecycle.Clients{
 		Machine: &lifecycle.Machine{
@@ -93,5 +93,6 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 		IPPools:  ironic.NewIPPoolStore(conn.Client),
 		CheckBMC: bmc.CheckAccess,
 		ResetBMC: bmc.ResetManager,
+		API:      conn.Features(),
 	}, nil
 }

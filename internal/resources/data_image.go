@@ -38,20 +38,27 @@ const dataImagePrivate = "inserted_url"
 const dataImageTimeout = 10 * time.Minute
 
 func (r *dataImageResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	bmcAttr := redfishBMCAttribute("The host's BMC: the image goes in through its Redfish VirtualMedia (Ironic masks the BMC "+
-		"password, so it is needed again here).",
+	bmcAttr := redfishBMCAttribute("The host's BMC, for an Ironic without the virtual media API (before API 1.89, such as "+
+		"21.4): the image then goes in through its Redfish VirtualMedia (Ironic masks the BMC password, so it is needed again "+
+		"here); leaving it out on such an Ironic is refused at plan, naming the microversion needed and the server's. "+
+		"Not needed from 1.89 (Ironic 24.0; 2024.1 and later), where Ironic attaches the image with the credentials it keeps; "+
+		"given there, it only reads the device back on Ironic 1.89 to 1.92, whose API cannot (reading is 1.93, 2024.2).",
 		"BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`ipmi://` and `libvirt://` are refused "+
 			"at validate).")
-	bmcAttr.Optional, bmcAttr.Required = false, true
 	resp.Schema = schema.Schema{
 		Description: "An ISO image (Ignition or cloud-init configuration, day-2 data) attached to a host's virtual media, as " +
-			"Metal3's DataImage. Ironic up to API 1.82 (21.4) has no virtual media API (attach/detach is 1.89+), so the image " +
-			"is inserted through the BMC's Redfish `VirtualMedia.InsertMedia` in its CD/DVD device, with the Ironic node in " +
+			"Metal3's DataImage. On an Ironic with the virtual media API (1.89 and later) Ironic attaches and detaches it " +
+			"(`POST`/`DELETE /v1/nodes/{id}/vmedia`, `device_type = cdrom`, the BMC fetching the URL) and, from 1.93, reads " +
+			"it back (`GET`), with no BMC credentials needed here, for hosts of the hardware types Ironic publishes virtual " +
+			"media for (`redfish`, `idrac`, `ilo`, `ilo5`; others need `bmc`). Ironic 2025.1 (29.0.5) serves the image from " +
+			"its own HTTP server whatever is asked, so its `[deploy] http_url` must reach the BMC. On an older Ironic (21.4 is " +
+			"1.82) the image is inserted " +
+			"through the BMC's Redfish `VirtualMedia.InsertMedia` in its CD/DVD device, with the Ironic node in " +
 			"maintenance for the duration so that Ironic does not act on the node meanwhile; only the maintenance it set is " +
-			"ended. A host whose BMC has no CD/DVD virtual media is refused at plan when the host exists, and so is a host that " +
-			"boots from virtual media (boot interface `redfish-virtual-media`, `idrac-redfish-virtual-media`, `ilo-virtual-media` " +
-			"or `irmc-virtual-media`: Ironic puts its boot ISO in that CD), at plan when the host exists, else at apply before " +
-			"anything is written. Destroying the " +
+			"ended; `bmc` is then required. A host whose BMC has no CD/DVD virtual media is refused at plan when the host " +
+			"exists and `bmc` is given (through the BMC), and so is a host that boots from virtual media (boot interface " +
+			"`redfish-virtual-media`, `idrac-redfish-virtual-media`, `ilo-virtual-media` or `irmc-virtual-media`: Ironic puts " +
+			"its boot ISO in that CD), at plan when the host exists, else at apply before anything is written. Destroying the " +
 			"resource ejects the image (only the one it inserted). A refresh reads the device: an image ejected, or replaced, " +
 			"out of band shows as `url` changed, and the next apply inserts it again. A detached host (`baremetal_host." +
 			"detached`) is refused on create and forgotten on destroy.",
@@ -64,8 +71,9 @@ func (r *dataImageResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					"(empty when ejected). Changing it inserts the new image in place of the old one.",
 				Validators: checkString("an http or https URL", validateImageURL),
 			},
-			"bmc":    bmcAttr,
-			"device": keptString("The Redfish Id of the BMC's virtual media device that holds the image (`Cd`, `CD1`, ...)."),
+			"bmc": bmcAttr,
+			"device": keptString("The virtual media device that holds the image: its Redfish Id (`Cd`, `CD1`, ...) when read " +
+				"through the BMC, `cdrom` (Ironic's device type) through Ironic's virtual media API."),
 		},
 	}
 }
@@ -84,7 +92,8 @@ func (m *dataImageModel) access(ctx context.Context, diags *diag.Diagnostics) *l
 	return tfglue.BMCFromObject(ctx, m.BMC, diags).Access(diags)
 }
 
-// ModifyPlan refuses, when the host exists, a detached host, one that
+// ModifyPlan refuses a data image without bmc on an Ironic without the
+// virtual media API and, when the host exists, a detached host, one that
 // boots from virtual media, or a BMC without virtual media.
 func (r *dataImageResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.clients == nil {
@@ -100,6 +109,12 @@ func (r *dataImageResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if state.URL.Equal(plan.URL) {
 			return // nothing to insert
+		}
+	}
+	if plan.BMC.IsNull() {
+		if f := r.clients.DataImageNeedsBMC(); f != nil {
+			resp.Diagnostics.AddAttributeError(path.Root(f.Attribute), f.Summary, f.Detail)
+			return
 		}
 	}
 	var diags diag.Diagnostics
@@ -138,16 +153,12 @@ func (r *dataImageResource) insert(ctx context.Context, plan *dataImageModel, pr
 	if diags.HasError() {
 		return
 	}
-	if access == nil {
-		diags.AddAttributeError(path.Root("bmc"), "BMC credentials needed", "bmc is not known")
-		return
-	}
 	ctx, cancel := context.WithTimeout(ctx, dataImageTimeout)
 	defer cancel()
 	ref := plan.HostID.ValueString()
 	ctx = tflog.SetField(ctx, "host", ref)
 	obs, ms, refusals, err := r.clients.AttachDataImage(ctx, lifecycle.DataImageRequest{
-		Ref: ref, URL: plan.URL.ValueString(), Access: *access, Log: TFLog{}})
+		Ref: ref, URL: plan.URL.ValueString(), Access: access, Log: TFLog{}})
 	for _, f := range refusals {
 		diags.AddAttributeError(path.Root(f.Attribute), f.Summary, f.Detail)
 	}
@@ -174,12 +185,12 @@ func (r *dataImageResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	access := m.access(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || access == nil {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
-	obs, ms, err := r.clients.ReadDataImage(ctx, m.ID.ValueString(), *access)
+	obs, ms, err := r.clients.ReadDataImage(ctx, m.ID.ValueString(), access)
 	switch {
 	case err != nil:
 		resp.Diagnostics.AddError("Reading the virtual media of host "+m.ID.ValueString(), err.Error())
@@ -189,7 +200,7 @@ func (r *dataImageResource) Read(ctx context.Context, req resource.ReadRequest, 
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	if ms.Image != m.URL.ValueString() {
+	if !ms.Unread && ms.Image != m.URL.ValueString() {
 		tflog.Warn(ctx, "the host's virtual media no longer holds the data image", map[string]any{
 			"host": obs.ID, "want": m.URL.ValueString(), "device_holds": ms.Image})
 		m.URL = types.StringValue(ms.Image)
@@ -233,12 +244,12 @@ func (r *dataImageResource) Delete(ctx context.Context, req resource.DeleteReque
 		}
 	}
 	access := m.access(ctx, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() || access == nil {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, dataImageTimeout)
 	defer cancel()
-	err := r.clients.DetachDataImage(ctx, lifecycle.DataImageRequest{Ref: m.ID.ValueString(), URL: inserted, Access: *access, Log: TFLog{}})
+	err := r.clients.DetachDataImage(ctx, lifecycle.DataImageRequest{Ref: m.ID.ValueString(), URL: inserted, Access: access, Log: TFLog{}})
 	if detachedDiag(ctx, &resp.Diagnostics, err) {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 const (
@@ -20,12 +21,43 @@ const (
 )
 
 func dataImageConfig(host acctest.SimHost, url string) string {
+	return dataImageWith(host, url, host.BMC())
+}
+
+// dataImageWith is dataImageConfig with bmc ("" for none: through Ironic's
+// virtual media API).
+func dataImageWith(host acctest.SimHost, url, bmc string) string {
 	return host.HCL() + fmt.Sprintf(`
 resource "baremetal_data_image" "d" {
   host_id = baremetal_host.h.id
   url     = %q
 %s}
-`, url, host.BMC())
+`, url, bmc)
+}
+
+// redfishSimDriver registers a simulator host with the redfish hardware
+// type (which has no fake interfaces) and no cleaning, which would need an
+// agent.
+const redfishSimDriver = `  driver = "redfish"
+  interfaces = {
+    boot       = "ipxe"
+    deploy     = "direct"
+    power      = "redfish"
+    management = "redfish"
+    inspect    = "redfish"
+    bios       = "redfish"
+    raid       = "no-raid"
+  }
+  automated_cleaning_mode = "disabled"`
+
+// viaIronic tells whether the test Ironic attaches data images itself
+// (virtual media API, 1.89+; read back from 1.93), and the device the
+// data image then shows.
+func viaIronic(t *testing.T) (bool, string) {
+	if acctest.IronicHas(t, lifecycle.FeatureVirtualMediaGet) {
+		return true, lifecycle.MediaDeviceIronic
+	}
+	return false, "Cd"
 }
 
 // simMedia checks what the simulator's Cd virtual media device of system
@@ -45,8 +77,10 @@ func simMedia(srv *sim.Server, id, want string) resource.TestCheckFunc {
 }
 
 // maintenanceAround checks that the node is out of maintenance again, and
-// that Ironic's log shows the maintenance set and cleared around the insert.
+// that Ironic's log shows the maintenance set and cleared around the insert
+// (through the BMC; through Ironic's API there is none to see).
 func maintenanceAround(t *testing.T, name string, mark **acctest.LogMark) resource.TestCheckFunc {
+	ironic, _ := viaIronic(t)
 	return resource.ComposeTestCheckFunc(
 		acctest.NodeCheck(t, name, func(n *nodes.Node) error {
 			if n.Maintenance {
@@ -55,7 +89,7 @@ func maintenanceAround(t *testing.T, name string, mark **acctest.LogMark) resour
 			return nil
 		}),
 		func(s *terraform.State) error {
-			if *mark == nil {
+			if *mark == nil || ironic {
 				return nil
 			}
 			id := ""
@@ -82,20 +116,35 @@ func maintenanceAround(t *testing.T, name string, mark **acctest.LogMark) resour
 }
 
 // TestAccDataImage_sim: an ISO attached to a simulator host's virtual
-// media (node in maintenance for the duration only), seen on the
-// simulator's Cd; ejected out of band it is drift and the next apply
-// inserts it again; a new URL replaces it in place; destroy ejects it.
+// media, seen on the simulator's Cd: on an Ironic with the virtual media
+// API by Ironic, without bmc, else through the BMC (node in maintenance
+// for the duration only); ejected out of band it is drift and the next
+// apply inserts it again; a new URL replaces it in place; destroy ejects
+// it.
 func TestAccDataImage_sim(t *testing.T) {
 	srv, _, host := acctest.StartSimHost(t, "tfacc-dataimg", "admin", "password")
 	host.Resource = "h"
 	var mark *acctest.LogMark
+	ironic, device := viaIronic(t)
+	dataISO, dataISO2 := dataISO, dataISO2
+	if ironic { // Ironic publishes virtual media for the redfish hardware type, not fake-hardware
+		host.Driver = redfishSimDriver
+		img := acctest.ImageServer(t) // Ironic checks that the URL answers
+		dataISO, dataISO2 = img.URL, img.URL+"?copy=2"
+	}
+	dataImageConfig := func(host acctest.SimHost, url string) string {
+		if ironic {
+			return dataImageWith(host, url, "")
+		}
+		return dataImageConfig(host, url)
+	}
 	acctest.ParallelTest(t, simMedia(srv, "sys-0", ""), []resource.TestStep{
 		{Config: host.HCL(), Check: func(*terraform.State) error { mark = acctest.MarkIronicLog(t); return nil }},
 		{
 			Config: dataImageConfig(host, dataISO),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				simMedia(srv, "sys-0", dataISO),
-				resource.TestCheckResourceAttr("baremetal_data_image.d", "device", "Cd"),
+				resource.TestCheckResourceAttr("baremetal_data_image.d", "device", device),
 				resource.TestCheckResourceAttrPair("baremetal_data_image.d", "id", "baremetal_host.h", "id"),
 				maintenanceAround(t, host.Name, &mark),
 			),

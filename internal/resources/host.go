@@ -197,11 +197,13 @@ func (r *hostResource) ConfigValidators(context.Context) []resource.ConfigValida
 	return []resource.ConfigValidator{powerValidator{}}
 }
 
-// ModifyPlan, on an update, keeps a deployed host's unset online from
-// changing the plan (onlinePlan.settle), then refuses the day-2 requests
-// and the RAID changes that the host's state does not allow.
+// ModifyPlan refuses what the Ironic in use cannot do (checkIronicSupport);
+// on an update, it keeps a deployed host's unset online from changing the
+// plan (onlinePlan.settle), then refuses the day-2 requests and the RAID
+// changes that the host's state does not allow.
 func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+	r.checkIronicSupport(ctx, req, &resp.Diagnostics)
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || resp.Diagnostics.HasError() {
 		return
 	}
 	onlinePlan{}.settle(ctx, req, resp)

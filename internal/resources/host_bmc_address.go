@@ -20,7 +20,10 @@ const addressDescription = "BMC address, e.g. `redfish-virtualmedia://10.0.0.5/r
 	"registration failed (`error_type` `registration error`), as the Bare Metal Operator allows: the node keeps its id and " +
 	"gets the driver, interfaces and driver_info of the new address. Otherwise a change replaces the host (another BMC is " +
 	"another machine). A create that failed leaves the host tainted, and Terraform replaces tainted resources: run " +
-	"`terraform untaint` on it first to fix the address on the same node."
+	"`terraform untaint` on it first to fix the address on the same node. A scheme whose Ironic hardware type (driver) the " +
+	"Ironic in use does not enable (`GET /v1/drivers`, read once per run) is refused at plan on create and when the address " +
+	"changes, naming the driver, the enabled hardware types and the generic Redfish scheme to use instead (`idrac-redfish://` " +
+	"-> `redfish://`, `idrac-virtualmedia://` -> `redfish-virtualmedia://`)."
 
 // replaceAddress is the plan modifier of bmc.address: see addressDescription.
 func replaceAddress(ctx context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {

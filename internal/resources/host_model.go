@@ -283,7 +283,7 @@ func (m *hostModel) status() lifecycle.HostStatus {
 
 // readObserved copies what Ironic says about fields the user may change
 // behind Terraform's back (labels, resource class, traits, boot mode,
-// automated cleaning), so a plan shows the drift. Fields the user left unset stay unset.
+// automated cleaning, disable_power_off), so a plan shows the drift. Fields the user left unset stay unset.
 func (m *hostModel) readObserved(obs lifecycle.Observation) {
 	m.Name = types.StringValue(obs.Name)
 	if !m.Labels.IsNull() || len(obs.Labels) > 0 {
@@ -294,6 +294,9 @@ func (m *hostModel) readObserved(obs lifecycle.Observation) {
 	}
 	if !m.Traits.IsNull() || len(obs.Traits) > 0 {
 		m.Traits = tfglue.StringSet(obs.Traits)
+	}
+	if !m.DisablePowerOff.IsNull() || obs.DisablePowerOff {
+		m.DisablePowerOff = types.BoolValue(obs.DisablePowerOff)
 	}
 	m.readPlacement(obs)
 	m.readBoot(obs.Boot, m.BMC == nil && m.Driver.IsNull()) // (no bmc nor driver: an import)

@@ -26,8 +26,9 @@ func disablePowerOffAttribute() schema.BoolAttribute {
 	return schema.BoolAttribute{
 		Optional: true,
 		Description: "BMO's `disablePowerOff`, for hosts that must never be powered off: Ironic's node `disable_power_off` " +
-			"(Ironic API 1.95 and later; an older Ironic refuses the host with a registration error, as BMO does). `online = false` " +
-			"is then refused at plan time, and destroy skips the power off.",
+			"(Ironic API 1.95 and later: setting it on an older Ironic is refused at plan, naming the microversion needed and " +
+			"the server's). Changed in place on an existing host and read back, so a change behind Terraform's back shows in " +
+			"the plan. `online = false` is then refused at plan time, and destroy skips the power off.",
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 // online on a deployed host powers the running machine off and on in
@@ -54,33 +55,34 @@ func TestAccHostPower_deployedOnline(t *testing.T) {
 }
 
 // disable_power_off: online = false is refused at terraform validate; on
-// an Ironic older than API 1.95 (2023.1 speaks 1.82) registration fails
-// naming what is missing, before any node is created; on 1.95 and later
-// (2025.1) the node is registered with disable_power_off set.
+// an Ironic older than API 1.95 (21.4 speaks 1.82) it is refused at plan
+// naming what is missing, before any node is created; on a newer one (the
+// 2025.1 rig) it is written, then cleared in place.
 func TestAccHostPower_disablePowerOff(t *testing.T) {
 	acctest.PreCheck(t)
 	name := acctest.Name("acc-nopoweroff")
-	second := resource.TestStep{
-		Config:      fakeHost(name, "  disable_power_off = true\n  online = true"),
-		ExpectError: regexp.MustCompile(`(?s)registration error.*disablePowerOff needs Ironic API 1.95`),
+	steps := []resource.TestStep{{
+		Config:      fakeHost(name, "  disable_power_off = true\n  online = false"),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Power off disabled.*online = false: disable_power_off = true`),
+	}}
+	nodeSays := func(want bool) resource.TestCheckFunc {
+		return acctest.NodeCheck(t, name, func(n *nodes.Node) error {
+			if n.DisablePowerOff != want {
+				return fmt.Errorf("node disable_power_off = %t, want %t", n.DisablePowerOff, want)
+			}
+			return nil
+		})
 	}
-	if acctest.IronicAtLeast(t, "1.95") {
-		second = resource.TestStep{
-			Config: fakeHost(name, "  disable_power_off = true\n  online = true"),
-			Check: acctest.NodeCheck(t, name, func(n *nodes.Node) error {
-				if !n.DisablePowerOff {
-					return fmt.Errorf("node %s: disable_power_off = false, want true", name)
-				}
-				return nil
-			}),
-		}
+	if acctest.IronicHas(t, lifecycle.FeatureDisablePowerOff) {
+		steps = append(steps,
+			resource.TestStep{Config: fakeHost(name, "  disable_power_off = true\n  online = true"), Check: nodeSays(true)},
+			resource.TestStep{Config: fakeHost(name, "  disable_power_off = false\n  online = true"), Check: nodeSays(false)})
+	} else {
+		steps = append(steps, resource.TestStep{
+			Config:      fakeHost(name, "  disable_power_off = true\n  online = true"),
+			ExpectError: regexp.MustCompile(`(?s)Ironic too old for disable_power_off.*disable_power_off\s+needs\s+Ironic\s+API\s+microversion\s+1.95\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is`),
+		})
 	}
-	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
-		{
-			Config:      fakeHost(name, "  disable_power_off = true\n  online = false"),
-			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)Power off disabled.*online = false: disable_power_off = true`),
-		},
-		second,
-	})
+	acctest.ParallelTest(t, noNodesNamed(t, name), steps)
 }

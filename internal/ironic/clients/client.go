@@ -118,7 +118,6 @@ type Conn struct {
 	MaxMicroversion       string
 	ServerMinMicroversion string
 
-	minor  int
 	writes *atomic.Int64
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -15,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/utils"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/tlsverify"
 )
 
@@ -133,7 +133,6 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		//nolint:staticcheck // ST1005: starts with a proper noun
 		return nil, fmt.Errorf("Ironic at %s: %w", displayRoot, err)
 	}
-	_, minor, _ := utils.ParseMicroversion(chosen)
 	sc.Microversion = chosen
 	tflog.Debug(ctx, "connected to Ironic", map[string]any{
 		"endpoint":         displayRoot,
@@ -148,7 +147,6 @@ func Connect(ctx context.Context, cfg Config) (*Conn, error) {
 		Microversion:          chosen,
 		MaxMicroversion:       serverMax,
 		ServerMinMicroversion: serverMin,
-		minor:                 minor,
 		writes:                writeCounter(sc),
 	}, nil
 }
@@ -200,8 +198,8 @@ var errNoConductor = errors.New("the Ironic API answers but no conductor is aliv
 // (1.49+), else GET /v1/drivers is not empty.
 func checkConductor(ctx context.Context, sc *gophercloud.ServiceClient, serverMax string) error {
 	c := *sc
-	if CompareMicroversions(serverMax, "1."+strconv.Itoa(MicroversionConductors)) >= 0 {
-		c.Microversion = "1." + strconv.Itoa(MicroversionConductors)
+	if lifecycle.FeatureConductors.In(serverMax) {
+		c.Microversion = lifecycle.FeatureConductors.Microversion()
 		var out struct {
 			Conductors []struct {
 				Hostname string `json:"hostname"`

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/testenv"
 )
 
@@ -229,8 +230,9 @@ func TestAPIWaitStopsOnPermanentErrorAndContext(t *testing.T) {
 	}
 }
 
-// TestConnectRealIronic runs against the Ironic of the test rig (Debian's
-// ironic 21.4, API max 1.82) when BAREMETAL_IRONIC_TESTS=1 asks for it.
+// TestConnectRealIronic runs against the Ironic of the test rig (Ironic
+// 21.4, API max 1.82, or 2025.1, 1.96) when BAREMETAL_IRONIC_TESTS=1 asks
+// for it: the provider negotiates the server's maximum.
 func TestConnectRealIronic(t *testing.T) {
 	ep := testenv.RequireIronic(t)
 	if err := testenv.WaitForIronic(ep, time.Minute); err != nil {
@@ -242,10 +244,10 @@ func TestConnectRealIronic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if conn.Microversion != "1.82" {
-		t.Fatalf("negotiated %s with the real Ironic (max %s), want 1.82", conn.Microversion, conn.MaxMicroversion)
+	if conn.Microversion != conn.MaxMicroversion {
+		t.Fatalf("negotiated %s with the real Ironic, want its maximum %s", conn.Microversion, conn.MaxMicroversion)
 	}
-	if !conn.Supports(MicroversionInventory) || conn.Supports(MicroversionServicing) {
-		t.Fatal("Supports disagrees with 1.82")
+	if !conn.Has(lifecycle.FeatureInventory) || conn.Has(lifecycle.FeatureServicing) != (conn.Microversion != "1.82") {
+		t.Fatalf("Has disagrees with %s", conn.Microversion)
 	}
 }

@@ -5,10 +5,12 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/utils"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 // This file is Ironic's API microversions: the range this provider works
-// with, the minor versions that gate features, Conn's checks of them, and
+// with, Conn's checks of lifecycle's features, and
 // the choice of a connection's microversion within the server's range.
 
 // API microversions.
@@ -16,39 +18,24 @@ const (
 	// MinMicroversion is the oldest Ironic API this provider works with:
 	// 1.56 accepts the config drive as JSON (user, meta and network data).
 	MinMicroversion = "1.56"
-	// ClientMaxMicroversion is the newest Ironic API this provider knows.
-	ClientMaxMicroversion = "1.95"
 )
 
-// Minor versions (of API 1.x) that gate features; use with Conn.Supports.
-const (
-	MicroversionConductors      = 49 // GET /v1/conductors
-	MicroversionAllocations     = 52 // allocation API
-	MicroversionConfigDriveJSON = 56 // config drive as a JSON object
-	MicroversionInventory       = 81 // GET /v1/nodes/{id}/inventory
-	MicroversionShard           = 82 // node shard
-	MicroversionFirmware        = 86 // firmware interface and components
-	MicroversionServicing       = 87 // service provision verb
-	MicroversionDisablePowerOff = 95 // node disable_power_off
-)
+// ClientMaxMicroversion is the newest Ironic API this provider knows: that
+// of the newest feature in lifecycle's feature table. A newer server is
+// spoken to at this one, as BMO's ChooseMicroversion does.
+var ClientMaxMicroversion = lifecycle.NewestMicroversion()
 
-// Supports tells whether the connection's microversion is at least 1.minor.
-func (c *Conn) Supports(minor int) bool {
-	return c != nil && c.minor >= minor
+// Has tells whether the connection's microversion offers f.
+func (c *Conn) Has(f lifecycle.Feature) bool {
+	return c != nil && f.In(c.Microversion)
 }
 
-// Require returns a clear error when the negotiated microversion is older
-// than 1.minor, naming the feature that needs it.
-func (c *Conn) Require(feature string, minor int) error {
-	if c.Supports(minor) {
-		return nil
+// Features is what the connection offers, for lifecycle's checks.
+func (c *Conn) Features() lifecycle.APIFeatures {
+	if c == nil {
+		return lifecycle.APIFeatures{}
 	}
-	cur := ""
-	if c != nil {
-		cur = c.Microversion
-	}
-	return fmt.Errorf("%s needs Ironic API microversion 1.%d or later, but the connection uses %s (server maximum %s)",
-		feature, minor, cur, c.MaxMicroversion)
+	return lifecycle.APIFeatures{Microversion: c.Microversion, ServerMax: c.MaxMicroversion}
 }
 
 // WithMicroversion returns a copy of the service client that sends the

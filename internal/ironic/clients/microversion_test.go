@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 // This file tests the choice of the microversion and Conn's checks of it.
@@ -17,6 +19,8 @@ func TestMicroversionNegotiate(t *testing.T) {
 	}{
 		{"1.1", "1.82", "", "1.82", nil},
 		{"1.1", "1.99", "", ClientMaxMicroversion, nil},
+		{"1.1", "1.96", "", "1.96", nil}, // Ironic 2025.1: its maximum
+		{"1.1", "1.95", "", "1.95", nil},
 		{"1.1", "1.56", "", "1.56", nil},
 		{"1.1", "1.82", "1.60", "1.60", nil},
 		{"1.1", "1.82", "1.99", "", []string{"1.99", "1.82", "not supported"}},
@@ -60,10 +64,10 @@ func TestMicroversionConnect(t *testing.T) {
 	if conn.Microversion != "1.82" || conn.MaxMicroversion != "1.82" || conn.ServerMinMicroversion != "1.1" {
 		t.Fatalf("conn = %+v", conn)
 	}
-	if !conn.Supports(MicroversionInventory) || conn.Supports(MicroversionFirmware) || conn.Supports(MicroversionDisablePowerOff) {
-		t.Fatal("Supports disagrees with 1.82")
+	if !conn.Has(lifecycle.FeatureInventory) || conn.Has(lifecycle.FeatureFirmware) || conn.Has(lifecycle.FeatureDisablePowerOff) {
+		t.Fatal("Has disagrees with 1.82")
 	}
-	if err := conn.Require("firmware", MicroversionFirmware); err == nil || !strings.Contains(err.Error(), "1.86") {
+	if err := conn.Features().Require(lifecycle.FeatureFirmware, "firmware"); err == nil || !strings.Contains(err.Error(), "1.86") {
 		t.Fatalf("Require firmware: %v", err)
 	}
 	if _, err := conn.Client.Get(context.Background(), conn.Client.ServiceURL("nodes"), nil, nil); err != nil {
@@ -78,7 +82,7 @@ func TestMicroversionConnect(t *testing.T) {
 
 	pinned := ctConfig(srv.URL)
 	pinned.Microversion = "1.60"
-	if conn, err := Connect(context.Background(), pinned); err != nil || conn.Microversion != "1.60" || conn.Supports(61) {
+	if conn, err := Connect(context.Background(), pinned); err != nil || conn.Microversion != "1.60" || conn.Has(lifecycle.FeatureNetworkData) {
 		t.Fatalf("pinned 1.60: %+v, %v", conn, err)
 	}
 	pinned.Microversion = "1.99"

@@ -30,7 +30,11 @@ func (s *Server) routes() {
 		WriteJSON(w, http.StatusOK, map[string]any{"conductors": []any{map[string]any{"hostname": "fake-conductor", "alive": true}}})
 	})
 	s.mux.HandleFunc("GET /v1/drivers", func(w http.ResponseWriter, r *http.Request) {
-		WriteJSON(w, http.StatusOK, map[string]any{"drivers": []any{map[string]any{"name": "fake-hardware"}, map[string]any{"name": "redfish"}, map[string]any{"name": "ipmi"}}})
+		list := []any{}
+		for _, d := range s.Drivers {
+			list = append(list, map[string]any{"name": d, "type": "dynamic"})
+		}
+		WriteJSON(w, http.StatusOK, map[string]any{"drivers": list})
 	})
 
 	s.mux.HandleFunc("POST /v1/nodes", s.createNode)
@@ -48,6 +52,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/nodes/{id}/inventory", s.withNode(s.getInventory))
 	s.mux.HandleFunc("PUT /v1/nodes/{id}/management/boot_device", s.withNode(s.setBootDevice))
 	s.firmwareRoutes()
+	s.vmediaRoutes()
 
 	s.mux.HandleFunc("POST /v1/ports", s.createPort)
 	s.mux.HandleFunc("GET /v1/ports", s.listPorts)

@@ -36,6 +36,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/ports"
 )
 
+// DefaultDrivers are the hardware types the fake enables by default.
+var DefaultDrivers = []string{"fake-hardware", "redfish", "ipmi", "idrac"}
+
 // Microversions the fake speaks by default (Debian's Ironic 21.4).
 const (
 	DefaultMinMicroversion = "1.1"
@@ -91,6 +94,9 @@ type Server struct {
 	// SoftPowerOffUnsupported makes "soft power off" a 400, as drivers
 	// without soft power do.
 	SoftPowerOffUnsupported bool
+	// Drivers are the hardware types GET /v1/drivers lists (default
+	// DefaultDrivers).
+	Drivers []string
 
 	nodes       map[string]*nodes.Node // by UUID
 	ports       map[string]*ports.Port
@@ -107,6 +113,7 @@ type Server struct {
 	allocating  map[string]int                // allocation -> reads before it settles
 	templates   map[string]*DeployTemplate    // deploy templates by UUID (deploytemplates.go)
 	bootDevices map[string][]BootDevice       // node -> boot devices set (management.go)
+	vmedia      map[string]Media              // node -> CD virtual media (vmedia.go)
 	faults      []*Fault
 	requests    []Request
 	seq         int
@@ -121,6 +128,8 @@ func New(t testing.TB) *Server {
 		MinMicroversion: DefaultMinMicroversion,
 		MaxMicroversion: DefaultMaxMicroversion,
 		Settle:          true,
+		Drivers:         append([]string(nil), DefaultDrivers...),
+		vmedia:          map[string]Media{},
 		nodes:           map[string]*nodes.Node{},
 		ports:           map[string]*ports.Port{},
 		allocations:     map[string]*allocations.Allocation{},

@@ -30,6 +30,8 @@ type Node struct {
 	// exist (Observe gives Exists=false).
 	ID, Name string
 	Gone     bool
+	// HardwareType is the node's driver ("": none said).
+	HardwareType string
 	// PS is Ironic's provision state ("available", "active",
 	// "deploy failed", "wait call-back", "clean wait", ...).
 	PS string
@@ -354,7 +356,7 @@ func (n *Node) Observe(_ context.Context, h *lifecycle.Host) (lifecycle.Observat
 		}
 	}
 	return lifecycle.Observation{
-		Exists: true, ID: n.ID, Name: n.Name, State: StateOf(n.PS), ProvisionState: n.PS,
+		Exists: true, ID: n.ID, Name: n.Name, Driver: n.HardwareType, State: StateOf(n.PS), ProvisionState: n.PS,
 		PoweredOn: &on, LastError: n.lastError, DeployedImage: n.Image, BootMode: n.BootMode,
 		Maintenance: n.Maintenance, MaintenanceReason: reason, Boot: n.Boot, BootInterface: n.BootInterface,
 	}, nil

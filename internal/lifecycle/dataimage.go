@@ -350,15 +350,18 @@ func refusals(r *DataImageRefusal) []DataImageRefusal {
 // the host is gone; ms.Unread when nothing can read it.
 func (c *Clients) ReadDataImage(ctx context.Context, ref string, access *BMCAccess) (obs Observation, ms MediaState, err error) {
 	obs, err = c.Machine.Observe(ctx, HostRef{ID: ref})
-	if err != nil || !obs.Exists {
+	switch {
+	case err != nil:
 		return obs, ms, err
+	case !obs.Exists:
+		return obs, ms, nil
 	}
 	p, refusal, err := c.mediaPath(access, obs.Driver)
-	if refusal != nil {
-		return obs, MediaState{Unread: true}, nil
-	}
-	if err != nil {
+	switch {
+	case err != nil:
 		return obs, ms, err
+	case refusal != nil:
+		return obs, MediaState{Unread: true}, nil
 	}
 	ms, err = p.read(ctx, obs.ID)
 	if errors.Is(err, ErrNoVirtualMedia) {

@@ -52,9 +52,8 @@ func (c *Clients) CheckHardwareType(ctx context.Context, need HardwareTypeNeed) 
 	if !ok || need.Driver == "" {
 		return nil
 	}
-	enabled, err := ht.EnabledHardwareTypes(ctx)
-	if err != nil || len(enabled) == 0 || slices.Contains(enabled, need.Driver) {
-		return nil
+	if enabled, err := ht.EnabledHardwareTypes(ctx); err == nil && len(enabled) > 0 && !slices.Contains(enabled, need.Driver) {
+		return &MissingHardwareTypeError{Need: need, Enabled: enabled}
 	}
-	return &MissingHardwareTypeError{Need: need, Enabled: enabled}
+	return nil
 }

@@ -350,18 +350,18 @@ func refusals(r *DataImageRefusal) []DataImageRefusal {
 // the host is gone; ms.Unread when nothing can read it.
 func (c *Clients) ReadDataImage(ctx context.Context, ref string, access *BMCAccess) (obs Observation, ms MediaState, err error) {
 	obs, err = c.Machine.Observe(ctx, HostRef{ID: ref})
-	switch {
-	case err != nil:
+	if err != nil {
 		return obs, ms, err
-	case !obs.Exists:
+	}
+	if !obs.Exists {
 		return obs, ms, nil
 	}
 	p, refusal, err := c.mediaPath(access, obs.Driver)
-	switch {
-	case err != nil:
+	if err != nil {
 		return obs, ms, err
-	case refusal != nil:
-		return obs, MediaState{Unread: true}, nil
+	}
+	if refusal != nil {
+		return obs, MediaState{Unread: true}, nil //nolint:nilerr // a refusal (an error type) here means the device cannot be read, not a failure
 	}
 	ms, err = p.read(ctx, obs.ID)
 	if errors.Is(err, ErrNoVirtualMedia) {

@@ -504,8 +504,13 @@ write_conf() {
   url=$(db_url "$dir")
   [ -z "${IRONIC_KEYSTONE_URL:-}" ] || auth=keystone
   [ "$(topology)" = split ] && rpc=json-rpc
+  mkdir -p "$dir/tmp" "$dir/master_iso_images" "$dir/master_images"
   cat >"$dir/ironic.conf" <<CONF
 [DEFAULT]
+# Ironic links its cached images (hard links) between its master caches and
+# its temp files: all three on the rig's own file system (a folder's
+# /var/lib/ironic and the host's /tmp are two, and the link fails with EXDEV).
+tempdir = $dir/tmp
 auth_strategy = $auth
 rpc_transport = $rpc
 host = localhost
@@ -533,7 +538,9 @@ dhcp_provider = none
 [deploy]
 http_root = $dir/httpboot
 http_url = $(http_url)
+iso_master_path = $dir/master_iso_images
 [pxe]
+instance_master_path = $dir/master_images
 # Network boot (boot interfaces ipxe and pxe): Ironic writes boot.ipxe and
 # the per-MAC configs (pxelinux.cfg/) under http_root and tftp_root, caches
 # deploy kernels and ramdisks there, and copies Debian's iPXE loaders in at

@@ -52,6 +52,21 @@ func (s *Server) findFirmware(r *http.Request, fwID string) (*system, *Firmware)
 	return nil, nil
 }
 
+// targetSystem is the system a SimpleUpdate target names by its URI
+// (/redfish/v1/Systems/ID), when the caller may see it; else nil.
+func (s *Server) targetSystem(r *http.Request, target string) *system {
+	id, ok := strings.CutPrefix(strings.TrimSuffix(target, "/"), v1+"/Systems/")
+	if !ok || strings.Contains(id, "/") {
+		return nil
+	}
+	for _, sys := range s.visibleSystems(r) {
+		if sys.id == id {
+			return sys
+		}
+	}
+	return nil
+}
+
 // relatedURI expands a Firmware.Related path for sys.
 func relatedURI(sys *system, related string) string {
 	if related == "" {
@@ -144,19 +159,27 @@ func (s *Server) handleSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var sys *system
 	comp := ""
+	// biosOf targets sys's BIOS: an update scoped to a system, or aimed
+	// at one (Ironic 2025.1 names the System in Targets when the service
+	// has several, as sushy-tools expects).
+	biosOf := func(target *system) {
+		sys = target
+		for _, fw := range sys.fwItems {
+			if fw.Role == "BIOS" {
+				comp = fw.ID
+			}
+		}
+	}
 	switch {
+	case len(body.Targets) > 0 && s.targetSystem(r, body.Targets[0]) != nil:
+		biosOf(s.targetSystem(r, body.Targets[0]))
 	case len(body.Targets) > 0:
 		var fw *Firmware
 		if sys, fw = s.findFirmware(r, path.Base(strings.TrimSuffix(body.Targets[0], "/"))); fw != nil {
 			comp = fw.ID
 		}
 	case scopeOf(r) != "":
-		sys = s.systems[scopeOf(r)]
-		for _, fw := range sys.fwItems {
-			if fw.Role == "BIOS" {
-				comp = fw.ID
-			}
-		}
+		biosOf(s.systems[scopeOf(r)])
 	}
 	if sys == nil {
 		s.mu.Unlock()

@@ -475,6 +475,33 @@ func TestFirmwareUpdateTask(t *testing.T) {
 	}
 }
 
+// Ironic 2025.1 aims SimpleUpdate at the System (redfish_system_id) when
+// the service lists several, as sushy-tools expects: that system's BIOS is
+// updated, and a System the service does not have is refused.
+func TestFirmwareUpdateSystemTarget(t *testing.T) {
+	s := startServer(t, Options{}, 2)
+	c := newCaller(t, s.URL())
+	c.expect(400, "POST", "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", map[string]any{
+		"ImageURI": "http://images/bios-2.12.0.bin", "Targets": []string{"/redfish/v1/Systems/sys-9"},
+	}, nil)
+	resp := c.expect(202, "POST", "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", map[string]any{
+		"ImageURI": "http://images/bios-2.12.0.bin", "Targets": []string{"/redfish/v1/Systems/sys-1"},
+	}, nil)
+	mon := resp.Header.Get("Location") + "/Monitor"
+	for i := 0; c.do("GET", mon, nil, nil).StatusCode != 200; i++ {
+		if i == 20 {
+			t.Fatalf("task %s still running after 20 polls", mon)
+		}
+	}
+	st, _ := s.State("sys-1")
+	if st.Firmware["BIOS"] != "2.12.0" {
+		t.Errorf("sys-1 firmware = %v, want BIOS 2.12.0", st.Firmware)
+	}
+	if st, _ := s.State("sys-0"); st.Firmware["BIOS"] != DefaultProfile(0).BIOSVersion {
+		t.Errorf("other system updated: %v", st.Firmware)
+	}
+}
+
 func TestVirtualMedia(t *testing.T) {
 	s := startServer(t, Options{}, 1)
 	c := newCaller(t, s.URL())

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -63,6 +64,9 @@ type Provisioner struct {
 	driverInspect sync.Map
 	// driverLookups shares concurrent first reads of a driver.
 	driverLookups singleflight.Group
+	// selfParenting is set once Ironic made a PATCHed node its own
+	// parent (see unparent).
+	selfParenting atomic.Bool
 	w             *Watcher
 	// serverMax is the server's maximum microversion, for errors.
 	serverMax string
@@ -497,6 +501,9 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 				fmt.Errorf("clear maintenance on node %s: %w", node.UUID, err)
 		}
 	}
+	if err := p.unparentBefore(ctx, node); err != nil {
+		return lifecycle.Result{Verb: verb, ProvisionState: ps}, false, err
+	}
 	logInfo(ctx, "changing provision state", h, node, verb)
 	err = nodes.ChangeProvisionState(ctx, p.sc, node.UUID, opts).ExtractErr()
 	p.wrote(ctx, node.UUID)
@@ -528,8 +535,14 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 	f := logFields(h, node, verb)
 	f["paths"] = strings.Join(paths, ",")
 	tflog.Debug(ctx, "updating node", f)
+	if p.selfParenting.Load() && !ownPowerSupply(node) {
+		patch = append(patch, ownPowerSupplyOp)
+	}
 	n, err := nodes.Update(ctx, p.sc, node.UUID, patch).Extract()
 	p.wrote(ctx, node.UUID)
+	if err == nil && n.ParentNode == n.UUID && !ownPowerSupply(n) {
+		n, err = p.unparent(ctx, n)
+	}
 	switch {
 	case err == nil:
 		return n, lifecycle.Result{}, true, nil
@@ -539,6 +552,53 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 		return nil, lifecycle.Result{Verb: verb, ProvisionState: node.ProvisionState}, false,
 			fmt.Errorf("update node %s (%s): %s", node.UUID, strings.Join(paths, ","), ironicError(err))
 	}
+}
+
+// ownPowerSupplyOp marks a node as powered on its own
+// (driver_info/has_dedicated_power_supply): see unparent.
+var ownPowerSupplyOp = nodes.UpdateOperation{Op: nodes.AddOp, Path: "/driver_info/has_dedicated_power_supply", Value: true}
+
+func ownPowerSupply(n *nodes.Node) bool {
+	v, _ := n.DriverInfo["has_dedicated_power_supply"].(bool)
+	return v
+}
+
+// unparent makes a node that Ironic made its own child harmless. Ironic
+// 29.0.5 (Debian 13's 2025.1) sets parent_node to the node itself on every
+// PATCH that does not name one (fixed in later releases), and a PATCH
+// cannot clear it (each sets it again). A self-parented node then fails
+// every power off ("child_node ... is presently locked": the conductor
+// locks the node's children, itself) and power on through a parent. A
+// node with has_dedicated_power_supply is left out of both, so this PATCH
+// sets it, and from then on every PATCH of this provider carries it for
+// nodes that lack it (one request, not two).
+func (p *Provisioner) unparent(ctx context.Context, n *nodes.Node) (*nodes.Node, error) {
+	if !p.selfParenting.Swap(true) {
+		tflog.Warn(ctx, "Ironic set parent_node to the node itself on a PATCH (a bug of Ironic 29.0.5, 2025.1): "+
+			"this provider sets driver_info/has_dedicated_power_supply on the nodes it updates, so that their power "+
+			"actions do not wait on themselves", map[string]any{"node": n.UUID})
+	}
+	fixed, err := nodes.Update(ctx, p.sc, n.UUID, nodes.UpdateOpts{ownPowerSupplyOp}).Extract()
+	p.wrote(ctx, n.UUID)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: Ironic made it its own parent_node; setting driver_info/has_dedicated_power_supply "+
+			"so that its power actions do not lock on themselves: %s", n.UUID, ironicError(err))
+	}
+	return fixed, nil
+}
+
+// unparentBefore unparents node before a power or provision state change
+// when Ironic made it its own parent (another client's PATCH, or one of
+// this provider's made before it knew): the change would fail on it.
+func (p *Provisioner) unparentBefore(ctx context.Context, node *nodes.Node) error {
+	if node.ParentNode != node.UUID || ownPowerSupply(node) {
+		return nil
+	}
+	fixed, err := p.unparent(ctx, node)
+	if err == nil {
+		node.DriverInfo = fixed.DriverInfo
+	}
+	return err
 }
 
 // has tells whether sc's microversion offers f.

@@ -89,6 +89,9 @@ func (p *Provisioner) Reboot(ctx context.Context, h *lifecycle.Host, mode lifecy
 	if target == nodes.SoftRebooting {
 		opts.Timeout = int(softPowerOffTimeout.Seconds())
 	}
+	if err := p.unparentBefore(ctx, node); err != nil {
+		return lifecycle.Result{Verb: verb, ProvisionState: ps}, err
+	}
 	logInfo(ctx, "rebooting", h, node, verb)
 	err = nodes.ChangePowerState(ctx, p.sc, node.UUID, opts).ExtractErr()
 	p.wrote(ctx, node.UUID)

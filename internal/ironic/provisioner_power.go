@@ -54,6 +54,9 @@ func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *
 	if target == nodes.SoftPowerOff || target == nodes.SoftRebooting {
 		opts.Timeout = int(softPowerOffTimeout.Seconds())
 	}
+	if err := p.unparentBefore(ctx, node); err != nil {
+		return lifecycle.Result{Verb: verb, ProvisionState: ps}, err
+	}
 	logInfo(ctx, "changing power state", h, node, verb)
 	err := nodes.ChangePowerState(ctx, p.sc, node.UUID, opts).ExtractErr()
 	p.wrote(ctx, node.UUID)

@@ -45,6 +45,9 @@ func listFields(mv string) []string {
 	if lifecycle.FeatureShard.In(mv) {
 		f = append(f, "shard")
 	}
+	if lifecycle.FeatureParentNode.In(mv) {
+		f = append(f, "parent_node") // a node made its own parent (unparent)
+	}
 	if lifecycle.FeatureFirmware.In(mv) {
 		f = append(f, "firmware_interface")
 	}

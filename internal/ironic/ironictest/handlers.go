@@ -171,6 +171,9 @@ func (s *Server) patchNode(w http.ResponseWriter, r *http.Request, n *nodes.Node
 		return
 	}
 	updated.UpdatedAt = s.now()
+	if s.SelfParentingPatch && updated.ParentNode == n.ParentNode {
+		updated.ParentNode = n.UUID
+	}
 	*n = updated
 	WriteJSON(w, http.StatusOK, s.view(n))
 }

@@ -97,6 +97,9 @@ type Server struct {
 	// Drivers are the hardware types GET /v1/drivers lists (default
 	// DefaultDrivers).
 	Drivers []string
+	// SelfParentingPatch plays Ironic 29.0.5's bug: every node PATCH that
+	// does not set parent_node sets it to the node itself.
+	SelfParentingPatch bool
 
 	nodes       map[string]*nodes.Node // by UUID
 	ports       map[string]*ports.Port

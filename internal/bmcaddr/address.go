@@ -31,6 +31,9 @@ const (
 	driverIPMI              = "ipmi"
 	driverRedfish           = "redfish"
 	driverIDRAC             = "idrac"
+	driverILO               = "ilo"
+	driverILO5              = "ilo5"
+	driverIRMC              = "irmc"
 	ipmiDefaultPort         = "623"
 	ipmiDefaultPrivilege    = "ADMINISTRATOR"
 	redfishDefaultTransport = "https"
@@ -55,6 +58,10 @@ type profile struct {
 	boot, bios, management, power, vendor, raid string
 	firmware, fastInspect                       string
 	redfish, secureBoot, virtualMedia, needsMAC bool
+	// keyPrefix is the driver_info prefix of a vendor driver that is
+	// neither Redfish nor IPMI ("ilo", "irmc"): PREFIX_address,
+	// PREFIX_username, PREFIX_password.
+	keyPrefix string
 }
 
 func redfishProfile(boot string, virtualMedia bool) profile {
@@ -86,6 +93,12 @@ var profiles = map[string]profile{
 	"redfish-uefihttp":     redfishProfile(ifaceRedfishHTTPS, true),
 	"idrac-redfish":        idracProfile(ifaceIPXE, false),
 	"idrac-virtualmedia":   idracProfile(ifaceIDRACVirtualMedia, true),
+	// The vendor drivers BMO had (ilo4://, ilo5://, irmc://): Ironic
+	// removed the ilo, ilo5 and irmc hardware types after 2025.2, so they
+	// are refused at plan where Ironic lacks them (HardwareTypeNeed).
+	"ilo4": {driver: driverILO, boot: "ilo-ipxe", raid: ifaceNoRAID, keyPrefix: "ilo"},
+	"ilo5": {driver: driverILO5, boot: "ilo-ipxe", raid: "ilo5", keyPrefix: "ilo"},
+	"irmc": {driver: driverIRMC, boot: ifaceIPXE, raid: ifaceNoRAID, keyPrefix: "irmc"},
 }
 
 // schemeOrder is the order schemes are listed in messages.
@@ -94,6 +107,7 @@ var schemeOrder = []string{
 	"redfish", "redfish-virtualmedia", "redfish-uefihttp",
 	"idrac-redfish", "idrac-virtualmedia",
 	"ilo5-redfish", "ilo5-virtualmedia",
+	"ilo4", "ilo5", "irmc",
 }
 
 // insteadOf is the scheme to use instead of one whose hardware type Ironic
@@ -104,6 +118,9 @@ var insteadOf = map[string]string{
 	"libvirt":            "redfish",
 	"idrac-redfish":      "redfish",
 	"idrac-virtualmedia": "redfish-virtualmedia",
+	"ilo4":               "redfish",
+	"ilo5":               "ilo5-redfish",
+	"irmc":               "redfish",
 }
 
 // HardwareTypeNeed is what the address needs of Ironic: its scheme's
@@ -157,7 +174,8 @@ type AccessDetails struct {
 	// PrivilegeLevel is ipmi_priv_level (ipmi and libvirt only).
 	PrivilegeLevel string
 
-	// Driver is the Ironic hardware type: "ipmi", "redfish" or "idrac".
+	// Driver is the Ironic hardware type: "ipmi", "redfish", "idrac",
+	// or the vendor drivers "ilo", "ilo5" and "irmc".
 	Driver string
 	// Interfaces maps Ironic interface fields ("boot_interface", ...) to
 	// the values the scheme sets. Interfaces left to Ironic's default for
@@ -169,6 +187,8 @@ type AccessDetails struct {
 	FastInspectInterface string
 	// SupportsSecureBoot reports whether UEFISecureBoot can be used.
 	SupportsSecureBoot bool
+	// keyPrefix is the profile's (vendor drivers' driver_info prefix).
+	keyPrefix string
 	// VirtualMedia is true for virtual media and UEFI HTTP boot schemes:
 	// they need no provisioning network and are never held by the
 	// capacity gate.
@@ -271,6 +291,7 @@ func Parse(address string) (*AccessDetails, error) {
 		SupportsSecureBoot:   prof.secureBoot,
 		VirtualMedia:         prof.virtualMedia,
 		NeedsMAC:             prof.needsMAC,
+		keyPrefix:            prof.keyPrefix,
 	}
 	if prof.redfish {
 		d.Transport = transport
@@ -285,6 +306,12 @@ func Parse(address string) (*AccessDetails, error) {
 		q, err := url.ParseQuery(u.RawQuery)
 		if err != nil {
 			return nil, fmt.Errorf("BMC address %q: cannot parse the query: %v", shown, err)
+		}
+		if prof.keyPrefix != "" {
+			if u.RawQuery != "" {
+				return nil, fmt.Errorf("BMC address %q has a query (%s); %s addresses are only a host and port", shown, u.RawQuery, base)
+			}
+			return d, nil
 		}
 		d.PrivilegeLevel = ipmiDefaultPrivilege
 		if v, ok := q["privilegelevel"]; ok && len(v) > 0 {
@@ -385,6 +412,9 @@ func (d *AccessDetails) DriverInfo(username, password string, disableCertificate
 		}
 		return info
 	}
+	if d.keyPrefix != "" {
+		return d.vendorDriverInfo(username, password, disableCertificateVerification)
+	}
 	port := d.Port
 	if port == "" {
 		port = ipmiDefaultPort
@@ -398,6 +428,25 @@ func (d *AccessDetails) DriverInfo(username, password string, disableCertificate
 	}
 	if disableCertificateVerification {
 		info["ipmi_verify_ca"] = false
+	}
+	return info
+}
+
+// vendorDriverInfo is the driver_info of the ilo, ilo5 and irmc drivers
+// (BMO's ilo4/ilo5/irmc access details): the port as client_port (ilo) or
+// irmc_port.
+func (d *AccessDetails) vendorDriverInfo(username, password string, disableCertificateVerification bool) map[string]any {
+	k := d.keyPrefix
+	info := map[string]any{k + "_address": d.Host, k + "_username": username, k + "_password": password}
+	if d.Port != "" {
+		port := "client_port"
+		if k == "irmc" {
+			port = "irmc_port"
+		}
+		info[port] = d.Port
+	}
+	if disableCertificateVerification {
+		info[k+"_verify_ca"] = false
 	}
 	return info
 }

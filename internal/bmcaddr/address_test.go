@@ -104,6 +104,13 @@ func TestParseAddressSchemes(t *testing.T) {
 		{"idrac-virtualmedia://10.0.0.5", idrac("idrac-virtualmedia", "https", idracVM, true)},
 		{"idrac-virtualmedia+http://10.0.0.5", idrac("idrac-virtualmedia", "http", idracVM, true)},
 		{"idrac-virtualmedia+https://10.0.0.5", idrac("idrac-virtualmedia", "https", idracVM, true)},
+		// The vendor drivers BMO had: their own hardware types and keys.
+		{"ilo5://10.0.0.5", want{typ: "ilo5", host: "10.0.0.5", driver: "ilo5",
+			ifaces: map[string]string{"boot_interface": "ilo-ipxe", "raid_interface": "ilo5"}}},
+		{"ilo4://10.0.0.5:8443", want{typ: "ilo4", host: "10.0.0.5", port: "8443", driver: "ilo",
+			ifaces: map[string]string{"boot_interface": "ilo-ipxe", "raid_interface": "no-raid"}}},
+		{"irmc://10.0.0.5", want{typ: "irmc", host: "10.0.0.5", driver: "irmc",
+			ifaces: map[string]string{"boot_interface": "ipxe", "raid_interface": "no-raid"}}},
 	} {
 		t.Run(tc.address, func(t *testing.T) {
 			d, err := Parse(tc.address)
@@ -140,8 +147,9 @@ func TestParseAddressErrors(t *testing.T) {
 		{"unknown scheme", "ftp://10.0.0.5", []string{`unknown BMC address scheme "ftp"`,
 			"ipmi, libvirt, redfish, redfish+http, redfish+https, redfish-virtualmedia",
 			"idrac-virtualmedia+https", "ilo5-virtualmedia+https", "bare host or host:port means ipmi"}},
-		{"removed ilo4", "ilo4://10.0.0.5", []string{`unknown BMC address scheme "ilo4"`}},
-		{"removed irmc", "irmc://10.0.0.5", []string{`unknown BMC address scheme "irmc"`}},
+		{"vendor driver with transport", "ilo5+https://10.0.0.5", []string{`unknown BMC address scheme "ilo5+https"`}},
+		{"vendor driver with path", "irmc://10.0.0.5/redfish/v1", []string{`has a path (/redfish/v1); irmc addresses are only a host and port`}},
+		{"vendor driver with query", "ilo4://10.0.0.5?privilegelevel=USER", []string{`has a query (privilegelevel=USER); ilo4 addresses are only a host and port`}},
 		{"ipmi with transport", "ipmi+https://10.0.0.5", []string{`unknown BMC address scheme "ipmi+https"`}},
 		{"libvirt with transport", "libvirt+http://10.0.0.5", []string{`unknown BMC address scheme "libvirt+http"`}},
 		{"bad transport", "redfish+ftp://10.0.0.5", []string{`unknown BMC address scheme "redfish+ftp"`}},
@@ -206,6 +214,11 @@ func TestDriverInfo(t *testing.T) {
 		{"[fd00::1]:6230", false, map[string]any{
 			"ipmi_address": "fd00::1", "ipmi_port": "6230", "ipmi_username": "u",
 			"ipmi_password": "p", "ipmi_priv_level": "ADMINISTRATOR"}},
+		{"ilo5://10.0.0.5", false, map[string]any{"ilo_address": "10.0.0.5", "ilo_username": "u", "ilo_password": "p"}},
+		{"ilo4://10.0.0.5:8443", true, map[string]any{
+			"ilo_address": "10.0.0.5", "client_port": "8443", "ilo_username": "u", "ilo_password": "p", "ilo_verify_ca": false}},
+		{"irmc://10.0.0.5:443", false, map[string]any{
+			"irmc_address": "10.0.0.5", "irmc_port": "443", "irmc_username": "u", "irmc_password": "p"}},
 		{"libvirt://192.168.122.1", false, map[string]any{
 			"ipmi_address": "192.168.122.1", "ipmi_port": "623", "ipmi_username": "u",
 			"ipmi_password": "p", "ipmi_priv_level": "ADMINISTRATOR"}},
@@ -339,6 +352,7 @@ func TestSupportedSchemes(t *testing.T) {
 		"idrac-virtualmedia", "idrac-virtualmedia+http", "idrac-virtualmedia+https",
 		"ilo5-redfish", "ilo5-redfish+http", "ilo5-redfish+https",
 		"ilo5-virtualmedia", "ilo5-virtualmedia+http", "ilo5-virtualmedia+https",
+		"ilo4", "ilo5", "irmc",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("SupportedSchemes = %v", got)

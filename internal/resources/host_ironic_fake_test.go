@@ -62,6 +62,11 @@ resource "baremetal_host" "h" {
 			`(?s)Ironic lacks the BMC's hardware type.*bmc.address: the\s+idrac-virtualmedia://\s+scheme\s+needs\s+Ironic's\s+"idrac"\s+hardware\s+type.*`+
 				`enabled\s+hardware\s+types:\s+fake-hardware,\s+ipmi,\s+redfish\).*Use\s+redfish-virtualmedia://\s+instead`)
 	})
+	t.Run("ilo5 missing", func(t *testing.T) {
+		planOnFake(t, fakeWith(t, noIDRAC), host("ilo5://192.0.2.11"),
+			`(?s)Ironic lacks the BMC's hardware type.*bmc.address: the\s+ilo5://\s+scheme\s+needs\s+Ironic's\s+"ilo5"\s+hardware\s+type.*`+
+				`enabled\s+hardware\s+types:\s+fake-hardware,\s+ipmi,\s+redfish\).*Use\s+ilo5-redfish://\s+instead`)
+	})
 	t.Run("redfish enabled", func(t *testing.T) {
 		planOnFake(t, fakeWith(t, noIDRAC), host("redfish-virtualmedia://192.0.2.10/redfish/v1/Systems/1"), "")
 	})
@@ -82,21 +87,30 @@ resource "baremetal_host" "h" {
 	planOnFake(t, fakeWith(t, func(s *ironictest.Server) { s.MaxMicroversion = "1.95" }), host, "")
 }
 
-// On the test rig's Ironic, an idrac-virtualmedia:// host is refused at
-// plan when Ironic does not enable idrac (the 2025.1 rig enables
-// fake-hardware, ipmi, manual-management and redfish).
+// On the test rig's Ironic, idrac-virtualmedia:// and ilo5:// hosts are
+// refused at plan: the rig enables neither idrac nor ilo5 (2025.1's
+// enables fake-hardware, ipmi, manual-management and redfish), as Ironic
+// 2026.1 and later lack ilo5 and irmc.
 func TestAccHostHardwareTypeMissing(t *testing.T) {
-	if slices.Contains(acctest.EnabledHardwareTypes(t), "idrac") {
-		t.Skip("this Ironic enables idrac")
+	enabled := acctest.EnabledHardwareTypes(t)
+	if slices.Contains(enabled, "idrac") || slices.Contains(enabled, "ilo5") {
+		t.Fatalf("the rig's Ironic enables idrac or ilo5 (%v): this test needs one that does not", enabled)
+	}
+	host := func(addr string) string {
+		return fmt.Sprintf(`
+resource "baremetal_host" "h" {
+  name = "acc-vendor"
+  bmc  = { address = %q, username = "u", password = "p", check_credentials = false }
+}
+`, addr)
 	}
 	acctest.ParallelTest(t, nil, []resource.TestStep{{
-		Config: `
-resource "baremetal_host" "h" {
-  name = "acc-idrac"
-  bmc  = { address = "idrac-virtualmedia://192.0.2.10/redfish/v1/Systems/1", username = "u", password = "p", check_credentials = false }
-}
-`,
+		Config:      host("idrac-virtualmedia://192.0.2.10/redfish/v1/Systems/1"),
 		PlanOnly:    true,
 		ExpectError: regexp.MustCompile(`(?s)Ironic lacks the BMC's hardware type.*"idrac"\s+hardware\s+type.*enabled\s+hardware\s+types:.*Use\s+redfish-virtualmedia://\s+instead`),
+	}, {
+		Config:      host("ilo5://192.0.2.11"),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Ironic lacks the BMC's hardware type.*the\s+ilo5://\s+scheme\s+needs\s+Ironic's\s+"ilo5"\s+hardware\s+type.*enabled\s+hardware\s+types:.*Use\s+ilo5-redfish://\s+instead`),
 	}})
 }

@@ -57,7 +57,7 @@ func TestIronicAgentFirmwareAndManualClean(t *testing.T) {
 	t.Parallel()
 	sc, w := realIronic(t)
 	ctx := testCtx(t)
-	p := NewProvisioner(sc, w)
+	p := rigProvisioner(sc, w)
 	h, srv := agentHost(t)
 	cleanupNode(t, sc, h)
 	mustNoError(t, "register", register(t, ctx, p, w, h, true))

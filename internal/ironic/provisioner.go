@@ -535,7 +535,7 @@ func (p *Provisioner) update(ctx context.Context, h *lifecycle.Host, node *nodes
 	f := logFields(h, node, verb)
 	f["paths"] = strings.Join(paths, ",")
 	tflog.Debug(ctx, "updating node", f)
-	if p.selfParenting.Load() && !ownPowerSupply(node) {
+	if (p.selfParenting.Load() || p.parentBlind()) && !ownPowerSupply(node) {
 		patch = append(patch, ownPowerSupplyOp)
 	}
 	n, err := nodes.Update(ctx, p.sc, node.UUID, patch).Extract()
@@ -571,7 +571,9 @@ func ownPowerSupply(n *nodes.Node) bool {
 // locks the node's children, itself) and power on through a parent. A
 // node with has_dedicated_power_supply is left out of both, so this PATCH
 // sets it, and from then on every PATCH of this provider carries it for
-// nodes that lack it (one request, not two).
+// nodes that lack it (one request, not two). A microversion pinned below
+// 1.83 on a server that has parent_node cannot see it: every PATCH then
+// carries the mark (parentBlind).
 func (p *Provisioner) unparent(ctx context.Context, n *nodes.Node) (*nodes.Node, error) {
 	if !p.selfParenting.Swap(true) {
 		tflog.Warn(ctx, "Ironic set parent_node to the node itself on a PATCH (a bug of Ironic 29.0.5, 2025.1): "+
@@ -585,6 +587,14 @@ func (p *Provisioner) unparent(ctx context.Context, n *nodes.Node) (*nodes.Node,
 			"so that its power actions do not lock on themselves: %s", n.UUID, ironicError(err))
 	}
 	return fixed, nil
+}
+
+// parentBlind is true when the server has parent_node (1.83+) but the
+// microversion in use (pinned lower) does not show it: a self-parented
+// node cannot be seen, so every PATCH marks the node (see unparent).
+func (p *Provisioner) parentBlind() bool {
+	api := p.api()
+	return lifecycle.FeatureParentNode.In(api.ServerMax) && !lifecycle.FeatureParentNode.In(api.Microversion)
 }
 
 // unparentBefore unparents node before a power or provision state change

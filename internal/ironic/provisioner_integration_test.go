@@ -36,7 +36,7 @@ type nodeTest struct {
 func newNodeTest(t *testing.T, mod func(h *lifecycle.Host)) *nodeTest {
 	t.Parallel()
 	sc, w := realIronic(t)
-	n := &nodeTest{t: t, sc: sc, w: w, ctx: testCtx(t), p: NewProvisioner(sc, w), h: fakeHost(t)}
+	n := &nodeTest{t: t, sc: sc, w: w, ctx: testCtx(t), p: rigProvisioner(sc, w), h: fakeHost(t)}
 	if mod != nil {
 		mod(n.h)
 	}

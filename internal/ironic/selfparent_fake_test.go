@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
 )
 
 // Ironic 29.0.5 makes every PATCHed node its own parent_node, which then
@@ -85,5 +88,30 @@ func TestPowerChangeUnparentsFirst(t *testing.T) {
 	}
 	if got, _ := srv.Node(id); !ownPowerSupply(&got) {
 		t.Errorf("driver_info %v: not unparented", got.DriverInfo)
+	}
+}
+
+// A client pinned below 1.83 on a server that has parent_node cannot see
+// a self-parented node: every PATCH of a node without the mark carries it.
+func TestUpdateMarksWhenParentBlind(t *testing.T) {
+	srv := ironictest.New(t)
+	srv.Lock.Lock()
+	srv.MaxMicroversion, srv.SelfParentingPatch = "1.96", true
+	srv.Lock.Unlock()
+	conn, err := clients.Connect(context.Background(), clients.Config{Endpoint: srv.URL, Microversion: "1.82", MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewProvisioner(conn.Client, nil, WithServerMaxMicroversion(conn.MaxMicroversion))
+	id := srv.AddNode(nodes.Node{Name: "e", ProvisionState: "manageable", DriverInfo: map[string]any{}})
+	n, _ := srv.Node(id)
+	srv.ResetRequests()
+	got, _, _, err := p.update(context.Background(), fakeSpecHost("e"), &n, "update",
+		nodes.UpdateOpts{nodes.UpdateOperation{Op: nodes.AddOp, Path: "/extra/k", Value: "v"}})
+	if err != nil || !ownPowerSupply(got) {
+		t.Fatalf("pinned 1.82 on a 1.96 server: driver_info %v, %v", got.DriverInfo, err)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want the one PATCH", n)
 	}
 }

@@ -40,7 +40,17 @@ var (
 	rigErr   error
 	rigSC    *gophercloud.ServiceClient
 	rigWatch *Watcher
+	// rigMax is the rig's maximum microversion: the tests pin 1.82 (the
+	// oldest supported) and tell the provisioner what the server has, as
+	// the provider does.
+	rigMax string
 )
+
+// rigProvisioner is a provisioner on the rig's client and watcher, told
+// the server's maximum microversion as the provider's is.
+func rigProvisioner(sc *gophercloud.ServiceClient, w *Watcher, opts ...Option) *Provisioner {
+	return NewProvisioner(sc, w, append([]Option{WithServerMaxMicroversion(rigMax)}, opts...)...)
+}
 
 // realIronic returns a client for the real Ironic and the one shared
 // watcher. It skips the test unless BAREMETAL_IRONIC_TESTS=1 asks for the
@@ -62,6 +72,7 @@ func realIronic(t *testing.T) (*gophercloud.ServiceClient, *Watcher) {
 		}
 		sc := conn.Client
 		rigSC = sc
+		rigMax = conn.MaxMicroversion
 		rigWatch = NewWatcher(sc, WatcherOptions{})
 	})
 	if rigErr != nil {
@@ -136,7 +147,7 @@ func cleanupNode(t *testing.T, sc *gophercloud.ServiceClient, h *lifecycle.Host)
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
 		_, w := realIronic(t)
-		p := NewProvisioner(sc, w, WithJitter(0, nil))
+		p := rigProvisioner(sc, w, WithJitter(0, nil))
 		for ctx.Err() == nil {
 			res, err := p.Delete(ctx, h)
 			if err == nil && !res.Dirty {

@@ -220,6 +220,8 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		ConductorGroup:       n.ConductorGroup,
 		Shard:                n.Shard,
 		UpdatedAt:            n.UpdatedAt,
+		CurrentStep:          currentStep(n),
+		ProvisionUpdatedAt:   n.ProvisionUpdatedAt,
 	}
 	if obs.UpdatedAt.IsZero() {
 		// Node lists cannot carry updated_at (Ironic 21.4 refuses the

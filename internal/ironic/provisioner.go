@@ -61,6 +61,9 @@ type Provisioner struct {
 	// driverInspect caches each driver's enabled inspect interfaces
 	// (driver name -> []string).
 	driverInspect sync.Map
+	// steps maps a node UUID to the step it was last read running
+	// (steps.go).
+	steps sync.Map
 	// driverLookups shares concurrent first reads of a driver.
 	driverLookups singleflight.Group
 	w             *Watcher
@@ -371,6 +374,7 @@ func (p *Provisioner) current(ctx context.Context, h *lifecycle.Host) (*nodes.No
 	if p.w != nil {
 		p.w.Saw(n)
 	}
+	p.sawStep(n)
 	if err := p.checkStall(ctx, h, n); err != nil {
 		return nil, err
 	}
@@ -595,6 +599,7 @@ func (p *Provisioner) Observe(ctx context.Context, h *lifecycle.Host) (lifecycle
 	// The catalog's view of the node, with the state mapped from the
 	// host's previous state rather than from none.
 	obs := observationOfNode(n)
+	p.sawStep(n)
 	obs.State = MapState(n.ProvisionState, h.Status.State)
 	// What the host actions need besides (provisioner_hostops.go).
 	obs.DisablePowerOff, obs.OnlineSetting = n.DisablePowerOff, onlineSettingOf(n)

@@ -432,12 +432,34 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 	n.LastError = ""
 	n.ProvisionState = tr.working
 	n.ProvisionUpdatedAt = s.now()
+	n.CleanStep, n.DeployStep, n.ServiceStep = nil, nil, nil
 	if tr.working != tr.end {
+		firstStep(n, body.Target, body.CleanSteps, body.ServiceSteps)
 		n.TargetProvisionState = tr.target
 		s.pending[n.UUID] = pending{end: tr.end, fail: tr.fail}
 		s.pendingVerb[n.UUID] = body.Target
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// firstStep shows the step a running verb starts with, as the conductor
+// does in clean_step, deploy_step or service_step: the first step asked
+// for, erase_devices_metadata for automated cleaning, deploy.deploy for a
+// deployment. Tests move a node on to later steps with UpdateNode.
+func firstStep(n *nodes.Node, verb string, clean, service []map[string]any) {
+	step := func(steps []map[string]any) map[string]any {
+		return map[string]any{"interface": steps[0]["interface"], "step": steps[0]["step"], "priority": 0, "args": map[string]any{}}
+	}
+	switch {
+	case verb == "clean" && len(clean) > 0:
+		n.CleanStep = step(clean)
+	case verb == "service" && len(service) > 0:
+		n.ServiceStep = step(service)
+	case verb == "provide":
+		n.CleanStep = map[string]any{"interface": "deploy", "step": "erase_devices_metadata", "priority": 99, "args": map[string]any{}}
+	case verb == "active" || verb == "rebuild":
+		n.DeployStep = map[string]any{"interface": "deploy", "step": "deploy", "priority": 100, "args": map[string]any{}}
+	}
 }
 
 // complete finishes the node's running provision or power operation.
@@ -451,6 +473,9 @@ func (s *Server) complete(n *nodes.Node) {
 		delete(s.pendingVerb, n.UUID)
 		n.TargetProvisionState = ""
 		n.ProvisionUpdatedAt = s.now()
+		// Ironic empties the step fields when the operation ends
+		// (conductor utils: the error handlers and the last step).
+		n.CleanStep, n.DeployStep, n.ServiceStep = map[string]any{}, map[string]any{}, map[string]any{}
 		if msg, fail := s.failNext[n.UUID]; fail {
 			delete(s.failNext, n.UUID)
 			n.ProvisionState, n.LastError = p.fail, msg

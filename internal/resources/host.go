@@ -187,6 +187,11 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"powered_on":   schema.BoolAttribute{Computed: true, Description: "Whether Ironic reports the host powered on."},
 			"last_updated": computedString("When the state machine last changed the host's status (RFC 3339)."),
+			"current_step": computedString("The step Ironic runs on the node, as `interface.step` (`deploy.write_image`, `deploy.erase_devices_metadata`, " +
+				"`bios.apply_configuration`): its `clean_step`, `deploy_step` or `service_step` when the host was last read; empty when Ironic runs none. " +
+				"A host that sits in `clean wait` or `wait call-back` with the same step for long is waiting for its agent."),
+			"last_transition": computedString("When the node's Ironic provision state last changed (RFC 3339): Ironic's `provision_updated_at`, " +
+				"else the last state change the provider saw."),
 		},
 	}
 	addDay2Attributes(resp.Schema.Attributes)

@@ -1,0 +1,78 @@
+package resources_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
+)
+
+// TestAccHostCurrentStep_fake: on the in-process fake Ironic,
+// baremetal_host's current_step is the step Ironic runs (clean_step while
+// the node waits in clean wait), empty once none runs, and
+// last_transition is the node's provision_updated_at.
+func TestAccHostCurrentStep_fake(t *testing.T) {
+	srv := ironictest.New(t)
+	config := fmt.Sprintf(`
+provider "baremetal" {
+  endpoint = %q
+}
+`, srv.URL) + `
+resource "baremetal_host" "h" {
+  name        = "step-0"
+  driver      = "fake-hardware"
+  driver_info = {}
+  online      = false
+}
+`
+	const h = "baremetal_host.h"
+	at := time.Date(2026, 12, 2, 17, 30, 5, 0, time.UTC)
+	acctest.Test(t, nil, []resource.TestStep{
+		{
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(h, "provisioning_state", "available"),
+				resource.TestCheckResourceAttr(h, "current_step", ""),
+				func(s *terraform.State) error {
+					n := srv.MustNode("step-0")
+					want := n.ProvisionUpdatedAt.UTC().Format(time.RFC3339)
+					if got := s.RootModule().Resources[h].Primary.Attributes["last_transition"]; got != want || got == "" {
+						return fmt.Errorf("last_transition %q, want the node's provision_updated_at %q", got, want)
+					}
+					return nil
+				},
+			),
+		},
+		{
+			// Ironic cleans the node behind Terraform's back: a refresh
+			// shows the step it waits in.
+			PreConfig: func() {
+				srv.UpdateNode("step-0", func(n *nodes.Node) {
+					n.ProvisionState, n.TargetProvisionState, n.ProvisionUpdatedAt = "clean wait", "available", at
+					n.CleanStep = map[string]any{"interface": "deploy", "step": "erase_devices_metadata", "priority": 99}
+				})
+			},
+			RefreshState: true,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(h, "current_step", "deploy.erase_devices_metadata"),
+				resource.TestCheckResourceAttr(h, "ironic_state", "clean wait"),
+				resource.TestCheckResourceAttr(h, "last_transition", "2026-12-02T17:30:05Z"),
+			),
+		},
+		{
+			PreConfig: func() {
+				srv.UpdateNode("step-0", func(n *nodes.Node) {
+					n.ProvisionState, n.TargetProvisionState, n.CleanStep = "available", "", map[string]any{}
+				})
+			},
+			RefreshState: true,
+			Check:        resource.TestCheckResourceAttr(h, "current_step", ""),
+		},
+	})
+}

@@ -61,10 +61,19 @@ func (m *Machine) Converge(ctx context.Context, h *Host, opts ConvergeOptions) e
 	return m.loop(ctx, h, opts, m.Step)
 }
 
-// loop is Converge's loop around the pass step: Step, or one that runs
-// part of the state machine (the power alone, for the host actions, which
-// holds no capacity slot and so releases none).
+// loop runs the pass step until steady (loopPasses); a failure it reports
+// ends with the node's last history events, read only then.
 func (m *Machine) loop(ctx context.Context, h *Host, opts ConvergeOptions, step func(context.Context, *Host) StepResult) error {
+	if err := m.loopPasses(ctx, h, opts, step); err != nil {
+		return m.withHistory(ctx, err)
+	}
+	return nil
+}
+
+// loopPasses is Converge's loop around the pass step: Step, or one that
+// runs part of the state machine (the power alone, for the host actions,
+// which holds no capacity slot and so releases none).
+func (m *Machine) loopPasses(ctx context.Context, h *Host, opts ConvergeOptions, step func(context.Context, *Host) StepResult) error {
 	var failures, transients int
 	state, since := h.Status.State, m.now()
 	var st stepClock

@@ -24,6 +24,7 @@ const (
 	FeatureConfigDriveJSON                // config drive as a JSON object
 	FeatureNetworkData                    // node network_data
 	FeatureBIOSRegistry                   // GET /bios?detail=True registry fields
+	FeatureHistory                        // GET /v1/nodes/{id}/history
 	FeatureInventory                      // GET /v1/nodes/{id}/inventory
 	FeatureShard                          // node shard
 	FeatureParentNode                     // node parent_node (child nodes)
@@ -45,6 +46,7 @@ var featureTable = [featureCount]struct {
 	FeatureConfigDriveJSON: {56, "the config drive as JSON"},
 	FeatureNetworkData:     {66, "the node's network_data"},
 	FeatureBIOSRegistry:    {74, "the BIOS registry"},
+	FeatureHistory:         {78, "the node history"},
 	FeatureInventory:       {81, "the inventory API"},
 	FeatureShard:           {82, "shard"},
 	FeatureParentNode:      {83, "parent_node"},

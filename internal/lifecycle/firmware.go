@@ -354,6 +354,13 @@ func FirmwareDiff(want map[string]string, b *BIOS) map[string]string {
 // verb and Ironic's last_error. retries bounds how often a failed
 // servicing is retried.
 func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) error {
+	if err := m.serviceFirmware(ctx, h, retries); err != nil {
+		return m.withHistory(ctx, err)
+	}
+	return nil
+}
+
+func (m *Machine) serviceFirmware(ctx context.Context, h *Host, retries int) error {
 	svc, ok := m.Prov.(Servicer)
 	if !ok {
 		return m.hostError(h, StepResult{}, ErrServicingUnsupported)

@@ -168,6 +168,10 @@ type HostError struct {
 	LastError string
 	// Err is an underlying Go error (timeout, context cancelled, transport).
 	Err error
+	// History is the node's last Ironic history events, read when the
+	// failure was reported (history.go); HistoryError why they could not be.
+	History      []HistoryEvent
+	HistoryError string
 }
 
 func (e *HostError) Error() string {
@@ -194,7 +198,7 @@ func (e *HostError) Error() string {
 	if e.Err != nil {
 		msg += fmt.Sprintf(": %v", e.Err)
 	}
-	return msg
+	return msg + renderHistory(e.History, e.HistoryError)
 }
 
 func (e *HostError) Unwrap() error { return e.Err }

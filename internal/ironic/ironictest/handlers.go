@@ -64,6 +64,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/allocations/{id}", s.getAllocation)
 	s.mux.HandleFunc("DELETE /v1/allocations/{id}", s.deleteAllocation)
 	s.deployTemplateRoutes()
+	s.historyRoutes()
 }
 
 // withNode resolves {id} (UUID or name) or answers 404 as Ironic does.
@@ -479,6 +480,7 @@ func (s *Server) complete(n *nodes.Node) {
 		if msg, fail := s.failNext[n.UUID]; fail {
 			delete(s.failNext, n.UUID)
 			n.ProvisionState, n.LastError = p.fail, msg
+			s.record(n, "ERROR", historyTypes[verb], msg, s.now())
 		} else {
 			n.ProvisionState = p.end
 			s.succeeded(n, verb)

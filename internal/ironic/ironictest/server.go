@@ -114,6 +114,7 @@ type Server struct {
 	templates   map[string]*DeployTemplate    // deploy templates by UUID (deploytemplates.go)
 	bootDevices map[string][]BootDevice       // node -> boot devices set (management.go)
 	vmedia      map[string]Media              // node -> CD virtual media (vmedia.go)
+	history     map[string][]HistoryEvent     // node -> its history (history.go)
 	faults      []*Fault
 	requests    []Request
 	seq         int
@@ -143,6 +144,7 @@ func New(t testing.TB) *Server {
 		pending:         map[string]pending{},
 		pendingVerb:     map[string]string{},
 		allocating:      map[string]int{},
+		history:         map[string][]HistoryEvent{},
 		now:             time.Now,
 	}
 	s.routes()

@@ -57,6 +57,8 @@ type Request struct {
 	Microversion string
 	Body         string
 	Status       int
+	// RequestID is the OpenStack-Request-Id the fake answered with.
+	RequestID string
 }
 
 func (r Request) String() string { return r.Method + " " + r.Path }
@@ -118,6 +120,7 @@ type Server struct {
 	faults      []*Fault
 	requests    []Request
 	seq         int
+	reqSeq      int
 	now         func() time.Time
 }
 
@@ -419,11 +422,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 
 	s.Lock.Lock()
+	s.reqSeq++ // a request id as oslo.middleware names every request (not from seq: tests know the UUIDs)
+	reqID := fmt.Sprintf("req-00000000-0000-4000-9000-%012d", s.reqSeq)
 	defer func() {
 		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-			Microversion: mv, Body: string(body), Status: rec.status})
+			Microversion: mv, Body: string(body), Status: rec.status, RequestID: reqID})
 		s.Lock.Unlock()
 	}()
+	w.Header().Set("OpenStack-Request-Id", reqID) // Ironic 21.4's header (not oslo's X-OpenStack-Request-Id)
 	w.Header().Set("X-OpenStack-Ironic-API-Minimum-Version", s.MinMicroversion)
 	w.Header().Set("X-OpenStack-Ironic-API-Maximum-Version", s.MaxMicroversion)
 	if mv != "" && mv != "latest" && (compare(mv, s.MinMicroversion) < 0 || compare(mv, s.MaxMicroversion) > 0) {

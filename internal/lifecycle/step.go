@@ -255,6 +255,10 @@ func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 	if h.Detached {
 		switch h.Status.State {
 		case StateProvisioned, StateExternallyProvisioned, StateAvailable:
+			// (A provisioned node may wait in servicing or rescue.)
+			if r, stop := p.abortThenDetach(ctx); stop {
+				return r, true
+			}
 			return p.detach(ctx), true
 		case StateDeleting, StateDeleted:
 			// No point in detaching a host that is being deleted.
@@ -262,6 +266,9 @@ func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 			if h.DetachForce {
 				p.log(ctx, "forcing detach of host", nil)
 				return p.detach(ctx), true
+			}
+			if r, stop := p.abortThenDetach(ctx); stop {
+				return r, true
 			}
 			p.log(ctx, "host cannot be detached yet, waiting for the current operation to finish", nil)
 		}

@@ -269,6 +269,9 @@ type Host struct {
 	// rebootForce: the next hard power off of the reboot is forced past
 	// the node's last_error (see reboot).
 	rebootForce bool
+	// abortedForDetach: a detach sent Ironic's abort to end the wait the
+	// node was in (abortThenDetach); the next passes detach once it ended.
+	abortedForDetach bool
 	// powerHard makes a power off hard from the start (the host actions'
 	// mode = "hard"), where the state machine goes soft first.
 	powerHard bool

@@ -376,7 +376,11 @@ func transitionFor(state, verb string) (transition, bool) {
 		case "clean wait":
 			return sync("clean failed"), true
 		case "wait call-back":
-			return sync("deploy failed"), true
+			return sync("deploy failed"), true // API 1.110+ (provision checks)
+		case "rescue wait":
+			return sync("rescue failed"), true
+		case "service wait":
+			return sync("service failed"), true // API 1.87+
 		}
 	}
 	return transition{}, false
@@ -398,13 +402,20 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 	if !decode(w, r, &body) {
 		return
 	}
-	if n.TargetProvisionState != "" {
+	waiting := strings.HasSuffix(n.ProvisionState, " wait") || n.ProvisionState == "wait call-back"
+	if n.TargetProvisionState != "" && !(body.Target == "abort" && waiting) {
+		// (A node waiting for its agent holds no lock: abort ends the wait.)
 		WriteError(w, http.StatusConflict, fmt.Sprintf("Node %s is locked by host fake-conductor, please retry after the current operation is completed.", n.UUID))
 		return
 	}
 	tr, ok := transitionFor(n.ProvisionState, body.Target)
 	if !ok {
 		WriteError(w, http.StatusBadRequest, fmt.Sprintf("The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".", body.Target, n.UUID, n.ProvisionState))
+		return
+	}
+	if body.Target == "abort" && ((n.ProvisionState == "wait call-back" && compare(s.microversion(r), "1.110") < 0) ||
+		(n.ProvisionState == "service wait" && compare(s.microversion(r), "1.87") < 0)) {
+		WriteError(w, http.StatusBadRequest, fmt.Sprintf("The requested action \"abort\" can not be performed on node \"%s\" while it is in state \"%s\".", n.UUID, n.ProvisionState))
 		return
 	}
 	if body.Target == "clean" && len(body.CleanSteps) == 0 {
@@ -434,6 +445,13 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 	n.ProvisionState = tr.working
 	n.ProvisionUpdatedAt = s.now()
 	n.CleanStep, n.DeployStep, n.ServiceStep = nil, nil, nil
+	if body.Target == "abort" {
+		n.TargetProvisionState = ""
+		delete(s.pending, n.UUID)
+		delete(s.pendingVerb, n.UUID)
+		delete(s.pendSteps, n.UUID)
+		s.record(n, "ERROR", "provisioning", "Operation aborted by request", s.now())
+	}
 	if tr.working != tr.end {
 		firstStep(n, body.Target, body.CleanSteps, body.ServiceSteps)
 		n.TargetProvisionState = tr.target

@@ -1,9 +1,13 @@
 package ironic
 
+// What an operator sees of a host on the fake Ironic: the step a wait
+// names, the history a failure ends with, the request id an error names.
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -174,5 +178,102 @@ func TestObserveCurrentStep(t *testing.T) {
 		if p.CurrentStep(id) != tc.want {
 			t.Errorf("%s: CurrentStep %q, want %q", tc.state, p.CurrentStep(id), tc.want)
 		}
+	}
+}
+
+// On the fake Ironic, through the state machine: a failed deployment's
+// error ends with the node's last five history events, oldest first, the
+// conductor's record of the failure last; the history is read once, when
+// the failure is reported, never while waiting.
+func TestFakeFailureShowsHistory(t *testing.T) {
+	m, srv, h, id, _, w := deployingHost(t)
+	at := time.Date(2026, 12, 2, 17, 0, 0, 0, time.UTC)
+	for i, ev := range []string{"old 1", "old 2", "Deploy step deploy.deploy started", "Node powered on", "Agent is alive"} {
+		srv.AddHistory(id, "INFO", "deploying", ev, at.Add(time.Duration(i)*time.Minute))
+	}
+	w.then = func(n int) error {
+		if n == 3 {
+			srv.FailNext(id, "Agent returned error for deploy step write_image: No space left on device")
+			srv.Finish(id)
+		}
+		return nil
+	}
+	err := m.Converge(context.Background(), h, lifecycle.ConvergeOptions{Retries: 0})
+	var he *lifecycle.HostError
+	if !errors.As(err, &he) {
+		t.Fatalf("err = %v, want a HostError", err)
+	}
+	msg := err.Error()
+	lines := strings.Split(msg, "\n")
+	if len(lines) != 7 || lines[1] != "Last 5 events of the node's Ironic history:" ||
+		!strings.HasSuffix(lines[2], "INFO [deploying] old 2") ||
+		!strings.Contains(lines[6], "ERROR [deploying] Agent returned error for deploy step write_image: No space left on device") {
+		t.Fatalf("error:\n%s\nwant the failure, then the last five events, the error last", msg)
+	}
+	if n := srv.Count(http.MethodGet, "/history"); n != 1 {
+		t.Errorf("history read %d times, want once", n)
+	}
+}
+
+// Before API 1.78 there is no history: the error is the failure alone,
+// and the provider does not ask.
+func TestFakeFailureWithoutHistoryAPI(t *testing.T) {
+	sc, srv := fakeClient(t)
+	sc.Microversion = "1.77"
+	p := NewProvisioner(sc, nil, WithJitter(0, nil))
+	h := fakeSpecHost("h1")
+	id := nodeIn(srv, h, "available", "")
+	srv.AddHistory(id, "ERROR", "deploying", "never shown", time.Time{})
+	if _, err := p.History(context.Background(), id, 5); !errors.Is(err, lifecycle.ErrHistoryUnsupported) {
+		t.Fatalf("History at 1.77: %v, want ErrHistoryUnsupported", err)
+	}
+	if n := srv.Count(http.MethodGet, "/history"); n != 0 {
+		t.Errorf("history read %d times at 1.77, want never", n)
+	}
+}
+
+// lastRequestID is the request id the fake answered the last request to a
+// path ending in suffix with.
+func lastRequestID(t *testing.T, srv *ironictest.Server, method, suffix string) string {
+	t.Helper()
+	id := ""
+	for _, r := range srv.Requests() {
+		if r.Method == method && strings.HasSuffix(r.Path, suffix) {
+			id = r.RequestID
+		}
+	}
+	if id == "" {
+		t.Fatalf("no %s request to *%s", method, suffix)
+	}
+	return id
+}
+
+// On the fake Ironic: an Ironic error names the request Ironic answered
+// (its X-OpenStack-Request-Id), whether the provider shows Ironic's
+// faultstring or gophercloud's whole message, after retries too (the id
+// of the last attempt).
+func TestFakeErrorsNameTheRequestID(t *testing.T) {
+	ctx := context.Background()
+	p, srv := onFake(t)
+	h := fakeSpecHost("rid-1")
+	id := nodeIn(srv, h, "active", "")
+
+	// Ironic's faultstring (ironicError), after the transport's retries.
+	srv.AddFault(ironictest.Fault{Method: http.MethodGet, PathSuffix: "/history", Status: http.StatusServiceUnavailable, Message: "conductor busy"})
+	_, err := p.History(ctx, id, 5)
+	want := "HTTP 503: conductor busy (request " + lastRequestID(t, srv, http.MethodGet, "/history") + ")"
+	if err == nil || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("history: %v, want it to end with %q", err, want)
+	}
+	if n := srv.Count(http.MethodGet, "/history"); n < 2 {
+		t.Errorf("%d history requests: the 503 was not retried, the test proves less", n)
+	}
+
+	// gophercloud's message, wrapped (a read without the watcher).
+	srv.AddFault(ironictest.Fault{Method: http.MethodGet, PathSuffix: "/" + id, Times: 1, Status: http.StatusBadRequest, Message: "Invalid field"})
+	_, err = p.Observe(ctx, h)
+	want = "Invalid field (request " + lastRequestID(t, srv, http.MethodGet, "/"+id) + ")"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("observe: %v, want it to contain %q", err, want)
 	}
 }

@@ -415,9 +415,15 @@ func (p *Provisioner) checkStall(ctx context.Context, h *lifecycle.Host, n *node
 // interrupted reports that a node's failed state came from a conductor that
 // restarted or died in the middle of the node's task, not from the host:
 // the verb deserves another try without counting it as the host's failure.
+//
+// An operation aborted by request is no host failure either: the
+// provider aborts the wait of a host it detaches (abort.go), and the host
+// goes through the operation again once re-attached.
 func interrupted(n *nodes.Node) bool {
+	lower := strings.ToLower(n.LastError)
 	return strings.Contains(n.LastError, "can't be resumed by conductor") ||
-		strings.Contains(n.LastError, "aborted due to conductor take over")
+		strings.Contains(n.LastError, "aborted due to conductor take over") ||
+		(strings.Contains(lower, "aborted") && strings.Contains(lower, "by request"))
 }
 
 func (p *Provisioner) nudge() {

@@ -1,16 +1,21 @@
 package resources_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -193,4 +198,89 @@ resource "baremetal_firmware_settings" "test" {
 			Check:  resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
 		},
 	})
+}
+
+// A host whose agent stopped heartbeating sits in clean wait: detached =
+// true aborts that wait at once (Ironic's abort, not its callback
+// timeout), leaves the node in clean failed and in the detach
+// maintenance; re-attached with a healthy agent, the next apply converges
+// the host to available.
+func TestAccAgent_detachAbortsCleanWait(t *testing.T) {
+	r := startAgentRig(t, "acc-agent-abort")
+	name, srv, sc := r.name, r.srv, r.sc
+	host := func(detached bool) string {
+		return strings.Replace(r.host, `resource "baremetal_host" "test" {`,
+			fmt.Sprintf("resource \"baremetal_host\" \"test\" {\n  detached = %t", detached), 1)
+	}
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
+		{Config: host(false), Check: acctest.NodeCheck(t, name, depProvisionState("available"))},
+		{
+			// The agent stops heartbeating, and a manual clean behind
+			// Terraform's back leaves the node waiting for it.
+			PreConfig: func() {
+				srv.Agent("sys-0").SetFaults(agent.Faults{HeartbeatStopped: true})
+				toCleanWait(t, sc, name)
+			},
+			Config: host(true),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "detached"),
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
+					t.Logf("after the detach: node %s in %q, maintenance %v (%s), last_error %q", name, n.ProvisionState, n.Maintenance, n.MaintenanceReason, n.LastError)
+					if n.ProvisionState != "clean failed" || !n.Maintenance || n.MaintenanceReason != lifecycle.DetachReason {
+						return fmt.Errorf("node in %q, maintenance %v (%q); want clean failed and detached", n.ProvisionState, n.Maintenance, n.MaintenanceReason)
+					}
+					if strings.Contains(n.LastError, "Timeout reached") {
+						return fmt.Errorf("the wait ended by Ironic's timeout, not by the abort: %s", n.LastError)
+					}
+					return nil
+				}),
+			),
+		},
+		{
+			PreConfig: func() { srv.Agent("sys-0").SetFaults(agent.Faults{}) },
+			Config:    host(false),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
+				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
+					if n.ProvisionState != "available" || n.Maintenance {
+						return fmt.Errorf("node in %q, maintenance %v; want available", n.ProvisionState, n.Maintenance)
+					}
+					return nil
+				}),
+			),
+		},
+	})
+}
+
+// toCleanWait moves the available node named name through manage into a
+// manual clean and returns once it waits in clean wait for its agent.
+func toCleanWait(t *testing.T, sc *gophercloud.ServiceClient, name string) {
+	t.Helper()
+	ctx := context.Background()
+	steps := []nodes.CleanStep{{Interface: nodes.InterfaceDeploy, Step: "erase_devices_metadata"}}
+	for _, move := range []struct {
+		opts nodes.ProvisionStateOpts
+		want string
+	}{
+		{nodes.ProvisionStateOpts{Target: nodes.TargetManage}, "manageable"},
+		{nodes.ProvisionStateOpts{Target: nodes.TargetClean, CleanSteps: steps}, "clean wait"},
+	} {
+		if err := nodes.ChangeProvisionState(ctx, sc, name, move.opts).ExtractErr(); err != nil {
+			t.Fatalf("%s node %s: %v", move.opts.Target, name, err)
+		}
+		for deadline := time.Now().Add(2 * time.Minute); ; {
+			n, err := nodes.Get(ctx, sc, name).Extract()
+			if err != nil {
+				t.Fatalf("get node %s: %v", name, err)
+			}
+			if n.ProvisionState == move.want && (move.want == "clean wait" || n.TargetProvisionState == "") {
+				break
+			}
+			if strings.HasSuffix(n.ProvisionState, "failed") || time.Now().After(deadline) {
+				t.Fatalf("%s node %s: in %q: %s", move.opts.Target, name, n.ProvisionState, n.LastError)
+			}
+			time.Sleep(500 * time.Millisecond) // polling Ironic, an external process
+		}
+	}
 }

@@ -38,7 +38,10 @@ func addDay2Attributes(attrs map[string]schema.Attribute) {
 			"and `operational_status` reads `detached`. Setting it back to false ends that maintenance. " +
 			"Destroying a detached host only forgets it: the node stays in Ironic as it is (same UUID, provision state and power), " +
 			"so another configuration can `terraform import` it by UUID or name and manage it (its first apply re-attaches it). " +
-			"A host is detached once it is `available`, `provisioned` or `externally provisioned`. Every other resource leaves a " +
+			"A host is detached once it is `available`, `provisioned` or `externally provisioned`, or at once when its node waits for its agent " +
+			"or BMC: from `inspect wait`, `clean wait`, `rescue wait` and `service wait` (API 1.87+) the provider first sends Ironic's `abort` " +
+			"and the node settles in the matching failed state (`clean failed`, ...), so re-attaching runs the operation again; " +
+			"`wait call-back` (a deployment) cannot be aborted before Ironic API 1.110, and the detach fails saying so. Every other resource leaves a " +
 			"detached host alone too: a `baremetal_deployment`, `baremetal_firmware_settings` (even with `reset_on_destroy`) or " +
 			"`baremetal_host_claim` on it is only forgotten on destroy, and new ones, or changes to them, are refused until " +
 			"it is re-attached. The host's own `ports` do not change while it is detached (refused at plan, also in the apply " +

@@ -451,6 +451,7 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 		delete(s.pendingVerb, n.UUID)
 		delete(s.pendSteps, n.UUID)
 		s.record(n, "ERROR", "provisioning", "Operation aborted by request", s.now())
+		defer func() { n.LastError = "By request, the operation was aborted" }() // (Ironic 21.4: "By request, the clean operation was aborted")
 	}
 	if tr.working != tr.end {
 		firstStep(n, body.Target, body.CleanSteps, body.ServiceSteps)

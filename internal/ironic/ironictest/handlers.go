@@ -83,7 +83,7 @@ func (s *Server) withNode(h func(http.ResponseWriter, *http.Request, *nodes.Node
 // view is the node as the API shows it: settled if Settle is on, with
 // passwords masked (Ironic never returns them).
 func (s *Server) view(n *nodes.Node) nodes.Node {
-	if s.Settle {
+	if s.Settle && s.settleNow(n) {
 		s.complete(n)
 	}
 	v := *n

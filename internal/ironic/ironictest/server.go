@@ -90,6 +90,10 @@ type Server struct {
 	// Settle moves a working node to its end state when it is next read
 	// (default true); false leaves it until Finish.
 	Settle bool
+	// WorkingReads keeps a running provision operation going for that
+	// many API reads of its node before Settle completes it (0: the
+	// first read), so that clients see its working state and step.
+	WorkingReads int
 	// AllocatingReads keeps a new allocation "allocating" for that many
 	// reads before a node is picked (0: picked at once).
 	AllocatingReads int
@@ -121,6 +125,7 @@ type Server struct {
 	requests    []Request
 	seq         int
 	reqSeq      int
+	reads       map[string]int // node -> API reads since its operation started (WorkingReads)
 	now         func() time.Time
 }
 
@@ -148,6 +153,7 @@ func New(t testing.TB) *Server {
 		pendingVerb:     map[string]string{},
 		allocating:      map[string]int{},
 		history:         map[string][]HistoryEvent{},
+		reads:           map[string]int{},
 		now:             time.Now,
 	}
 	s.routes()
@@ -256,6 +262,21 @@ func (s *Server) Node(ident string) (nodes.Node, bool) {
 		s.complete(n) // a read, as through the API
 	}
 	return *n, true
+}
+
+// settleNow counts an API read of n and says whether its running
+// operation may complete (WorkingReads); call with s.Lock held.
+func (s *Server) settleNow(n *nodes.Node) bool {
+	if _, ok := s.pending[n.UUID]; !ok || s.WorkingReads <= 0 {
+		delete(s.reads, n.UUID)
+		return true
+	}
+	s.reads[n.UUID]++
+	if s.reads[n.UUID] <= s.WorkingReads {
+		return false
+	}
+	delete(s.reads, n.UUID)
+	return true
 }
 
 // MustNode is Node that fails the test when there is no such node.

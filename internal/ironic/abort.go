@@ -9,27 +9,6 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// waitStates are the provision states in which Ironic waits for an agent
-// or a BMC with no conductor holding the node: those a detach can end
-// with the abort verb.
-var waitStates = map[string]bool{
-	psInspectWait: true, psCleanWait: true, psRescueWait: true, psServiceWait: true, psDeployWait: true,
-}
-
-// abortFeature is the feature an abort in provision state ps needs, if
-// any: service wait exists from servicing (1.87), and a deployment waiting
-// for its agent (wait call-back -> deploy failed) can be aborted from 1.110
-// (Ironic 2025.1 stops at 1.96, Debian's 21.4 at 1.82).
-func abortFeature(ps string) (lifecycle.Feature, bool) {
-	switch ps {
-	case psServiceWait:
-		return lifecycle.FeatureServicing, true
-	case psDeployWait:
-		return lifecycle.FeatureAbortCallBack, true
-	}
-	return 0, false
-}
-
 // AbortWait ends the operation the node waits in, for a detach
 // (lifecycle.Aborter). waiting is false when the node waits in none (nothing
 // is done); else the result is the abort's: Dirty while Ironic works (started:
@@ -41,14 +20,14 @@ func (p *Provisioner) AbortWait(ctx context.Context, h *lifecycle.Host, sent boo
 		return lifecycle.Result{Verb: "abort"}, false, false, err
 	}
 	ps := node.ProvisionState
-	if !waitStates[ps] {
+	wait, ok := lifecycle.AbortableWaits[ps]
+	if !ok {
 		return lifecycle.Result{Verb: "abort", ProvisionState: ps}, false, false, nil
 	}
 	if sent {
 		return p.continuing("abort", ps, p.fastPoll), true, false, nil
 	}
-	need, gated := abortFeature(ps)
-	if gated && !has(p.sc, need) {
+	if need, gated := wait.Needs(); gated && !has(p.sc, need) {
 		return failed("abort", ps, fmt.Sprintf("Ironic cannot abort a node in %q before API %s, and this Ironic speaks %s: "+
 			"the host cannot be detached until the operation ends (the agent calls back, or Ironic's callback timeout fails it); "+
 			"then apply again", ps, need.Microversion(), p.sc.Microversion)), true, false, nil

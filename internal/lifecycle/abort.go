@@ -5,6 +5,30 @@ import (
 	"fmt"
 )
 
+// AbortableWait is what a detach does to a node in one of Ironic's wait
+// states: Ironic's abort leaves it in Settles, and needs feature (when
+// gated).
+type AbortableWait struct {
+	Settles string
+	feature Feature
+	gated   bool
+}
+
+// Needs is the feature the abort needs, if any.
+func (w AbortableWait) Needs() (Feature, bool) { return w.feature, w.gated }
+
+// AbortableWaits are the Ironic provision states in which Ironic waits for
+// an agent or a BMC with no conductor holding the node, by what a detach's
+// abort does there: wait call-back's abort is API 1.110 (FeatureAbortCallBack) (no Ironic the
+// provider is tested with has it: Debian's 21.4 is 1.82, 2025.1 1.96).
+var AbortableWaits = map[string]AbortableWait{
+	"inspect wait":   {Settles: "inspect failed"},
+	"clean wait":     {Settles: "clean failed"},
+	"rescue wait":    {Settles: "rescue failed"},
+	"service wait":   {Settles: "service failed", feature: FeatureServicing, gated: true},
+	"wait call-back": {Settles: "deploy failed", feature: FeatureAbortCallBack, gated: true},
+}
+
 // Aborter is a Provisioner that can end the operation a node waits in
 // (for its agent or its BMC) with Ironic's abort verb, so that a host
 // stuck there can be detached (baremetal_host detached = true) instead of

@@ -220,6 +220,7 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	plan.checkDay2Plan(&state, &resp.Diagnostics)
 	planStateMove(ctx, &plan, &state, resp)
+	planDetachAbort(ctx, &plan, &state, resp)
 	plan.checkPortsDetached(&state, &resp.Diagnostics)
 	checkRAIDChange(ctx, req.Plan, &plan, &state, &resp.Diagnostics)
 }

@@ -2,21 +2,27 @@ package resources_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/ironictest"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 // TestAccHostCurrentStep_fake: on the in-process fake Ironic,
 // baremetal_host's current_step is the step Ironic runs (clean_step while
 // the node waits in clean wait), empty once none runs, and
-// last_transition is the node's provision_updated_at.
+// last_transition is the node's provision_updated_at. Detaching the host
+// while it waits aborts the wait, where the plan said it would settle.
 func TestAccHostCurrentStep_fake(t *testing.T) {
 	srv := ironictest.New(t)
 	config := fmt.Sprintf(`
@@ -66,13 +72,30 @@ resource "baremetal_host" "h" {
 			),
 		},
 		{
-			PreConfig: func() {
-				srv.UpdateNode("step-0", func(n *nodes.Node) {
-					n.ProvisionState, n.TargetProvisionState, n.CleanStep = "available", "", map[string]any{}
-				})
-			},
-			RefreshState: true,
-			Check:        resource.TestCheckResourceAttr(h, "current_step", ""),
+			// Detached while it waits: the plan says the abort leaves the
+			// node in clean failed, and the apply does just that.
+			Config: strings.Replace(config, "online      = false", "online      = false\n  detached    = true", 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(h, tfjsonpath.New("ironic_state"), knownvalue.StringExact("clean failed")),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(h, "operational_status", "detached"),
+				resource.TestCheckResourceAttr(h, "current_step", ""),
+				func(*terraform.State) error {
+					if n := srv.MustNode("step-0"); n.ProvisionState != "clean failed" || n.MaintenanceReason != lifecycle.DetachReason {
+						return fmt.Errorf("node in %q, maintenance %v (%q); want clean failed and detached", n.ProvisionState, n.Maintenance, n.MaintenanceReason)
+					}
+					return nil
+				},
+			),
+		},
+		{
+			// Re-attached: the aborted cleaning runs again.
+			Config: config,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr(h, "operational_status", "OK"),
+				resource.TestCheckResourceAttr(h, "ironic_state", "available"),
+			),
 		},
 	})
 }

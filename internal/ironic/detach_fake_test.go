@@ -225,3 +225,53 @@ func TestFakeDetachAbortsWait(t *testing.T) {
 		})
 	}
 }
+
+// On the fake Ironic, through the state machine: a force delete
+// (delete_mode = "force") neither powers off nor deprovisions; it aborts
+// the wait the node is in where Ironic allows it, puts the node in
+// maintenance and deletes it; where Ironic cannot abort (wait call-back
+// before API 1.110), or the node is detached, it deletes it as it is.
+func TestFakeForceDelete(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		state     lifecycle.State
+		ps, tgt   string
+		detached  bool
+		wantCalls []string // after /nodes/<id>
+	}{
+		{"clean wait", lifecycle.StatePreparing, "clean wait", "manageable", false, []string{"PUT states/provision", "PUT maintenance", "DELETE "}},
+		{"inspect wait", lifecycle.StateInspecting, "inspect wait", "manageable", false, []string{"PUT states/provision", "PUT maintenance", "DELETE "}},
+		{"wait call-back", lifecycle.StateProvisioning, "wait call-back", "active", false, []string{"PUT maintenance", "DELETE "}},
+		{"active", lifecycle.StateProvisioned, "active", "", false, []string{"PUT maintenance", "DELETE "}},
+		{"detached clean wait", lifecycle.StatePreparing, "clean wait", "manageable", true, []string{"DELETE "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, srv := onFake(t)
+			h := fakeSpecHost("force-1")
+			id := nodeIn(srv, h, tc.ps, "")
+			srv.UpdateNode(id, func(n *nodes.Node) {
+				n.TargetProvisionState, n.PowerState = tc.tgt, "power on"
+				if tc.detached {
+					n.Maintenance, n.MaintenanceReason = true, lifecycle.DetachReason
+				}
+			})
+			h.Status.State, h.Status.GoodCredentials = tc.state, h.Spec.BMC.CredentialsVersion
+			h.Deleting, h.ForceDelete = true, true
+			m := &lifecycle.Machine{Prov: p, Wait: instantWaiter{}, Rand: func() float64 { return 0 }}
+			if err := m.Converge(context.Background(), h, lifecycle.ConvergeOptions{}); err != nil {
+				t.Fatalf("Converge: %v", err)
+			}
+			var got []string
+			for _, c := range srv.Calls() {
+				method, path, _ := strings.Cut(c, " ")
+				got = append(got, method+" "+strings.TrimPrefix(strings.TrimPrefix(path, "/nodes/"+id), "/"))
+			}
+			if strings.Join(got, ",") != strings.Join(tc.wantCalls, ",") {
+				t.Errorf("writes %q, want %q", got, tc.wantCalls)
+			}
+			if _, ok := srv.Node(id); ok || h.Status.State != lifecycle.StateDeleted {
+				t.Errorf("node still there (%v) or host %q", ok, h.Status.State)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -54,8 +55,8 @@ func (p *pass) abortThenDetach(ctx context.Context) (StepResult, bool) {
 		return StepResult{}, false
 	}
 	h := p.h
-	res, waiting, started, err := ab.AbortWait(ctx, h, h.abortedForDetach)
-	if err == nil && !waiting && !h.abortedForDetach {
+	res, waiting, started, err := ab.AbortWait(ctx, h, h.abortSent)
+	if err == nil && !waiting && !h.abortSent {
 		return StepResult{}, false
 	}
 	if err != nil || waiting {
@@ -67,14 +68,60 @@ func (p *pass) abortThenDetach(ctx context.Context) (StepResult, bool) {
 			return p.fail(DetachError, res.ErrorMessage), true
 		}
 		if started {
-			h.abortedForDetach = true
+			h.abortSent = true
 			p.log(ctx, "aborted the operation the node waited in, to detach it", map[string]any{"provision_state": res.ProvisionState})
 		}
 		return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}, true
 	}
 	r := p.detach(ctx)
 	if h.Status.OperationalStatus == OperationalDetached {
-		h.abortedForDetach = false
+		h.abortSent = false
 	}
 	return r, true
+}
+
+// abortForDelete ends the operation a force-deleted host's node waits in
+// (ForceDelete), where Ironic allows it; stop is true while that goes on.
+// Where Ironic cannot abort, or the node is detached (its maintenance
+// refuses the verb), the node is deleted in maintenance as it is.
+func (p *pass) abortForDelete(ctx context.Context) (StepResult, bool) {
+	ab, ok := p.m.Prov.(Aborter)
+	if !p.h.ForceDelete || !ok {
+		return StepResult{}, false
+	}
+	res, waiting, started, err := ab.AbortWait(ctx, p.h, p.h.abortSent)
+	switch {
+	case err != nil && AsDetached(err) == nil && !errors.Is(err, ErrNotRegistered):
+		return StepResult{Kind: StepError, Err: fmt.Errorf("failed to abort before deleting: %w", err)}, true
+	case err != nil || !waiting || res.ErrorMessage != "":
+		return StepResult{}, false
+	}
+	p.last = res
+	if started {
+		p.h.abortSent = true
+		p.log(ctx, "aborted the operation the node waited in, to delete it", map[string]any{"provision_state": res.ProvisionState})
+	}
+	return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}, true
+}
+
+// ForceDeleteRefused is the error of a force delete (delete_mode =
+// "force") of a host whose node still carries a deployment: an image
+// written (instance_info) or a deploy going on. Deleting it would leave a
+// baremetal_deployment whose host is gone, and a machine still running
+// its image. nil when the node is gone or carries none.
+func ForceDeleteRefused(obs Observation) error {
+	if !obs.Exists {
+		return nil
+	}
+	deploying := obs.ProvisionState == "deploying" || obs.ProvisionState == "wait call-back" || obs.ProvisionState == "deploy failed"
+	if obs.DeployedImage == nil && !deploying {
+		return nil
+	}
+	what := fmt.Sprintf("Ironic provision state %q", obs.ProvisionState)
+	if obs.DeployedImage != nil {
+		what += ", image " + obs.DeployedImage.URL
+	}
+	return fmt.Errorf("host %q (node %s) still carries a deployment (%s): delete_mode = \"force\" refuses to delete it. "+
+		"Destroy its baremetal_deployment first (it deprovisions the host), or set delete_mode = \"normal\", whose delete "+
+		"deprovisions the host before deleting its node", hostLabel(obs), obs.ID, what)
 }

@@ -218,6 +218,12 @@ func (p *pass) initiateDelete(ctx context.Context) bool {
 	if !h.Deleting || h.Status.State == StateDeleted {
 		return false
 	}
+	if h.ForceDelete && h.Status.State != StateDeleting {
+		p.log(ctx, "force delete: no power off nor deprovisioning; the node's running operation is aborted where Ironic allows it, "+
+			"and the node deleted in maintenance", nil)
+		p.next = StateDeleting
+		return true
+	}
 	// Detached hosts skip power off and deprovisioning. BMO then deletes
 	// the node from its own Ironic; here the Ironic is shared, and the
 	// point of detaching is to hand the node on as it is (to another

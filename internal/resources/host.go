@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -359,6 +360,14 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	h := &lifecycle.Host{Spec: spec, Status: state.status(), Deleting: true}
 	state.applyDay2(h)
 	h.Status.GoodCredentials = spec.BMC.CredentialsVersion
+	if h.ForceDelete = state.DeleteMode.ValueString() == "force"; h.ForceDelete {
+		if obs := r.machine().Snapshot(ctx, h); obs != nil {
+			if err := lifecycle.ForceDeleteRefused(*obs); err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("delete_mode"), "Force delete of host "+spec.Name+" refused", err.Error())
+				return
+			}
+		}
+	}
 	if err := r.machine().Sync(ctx, h); err != nil {
 		if isNotRegistered(err) {
 			return // already gone

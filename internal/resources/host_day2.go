@@ -3,10 +3,13 @@ package resources
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
@@ -17,6 +20,7 @@ import (
 type hostDay2Model struct {
 	RebootTrigger  types.String `tfsdk:"reboot_trigger"`
 	Detached       types.Bool   `tfsdk:"detached"`
+	DeleteMode     types.String `tfsdk:"delete_mode"`
 	InspectTrigger types.String `tfsdk:"inspect_trigger"`
 	Ports          types.Set    `tfsdk:"ports"`
 }
@@ -47,6 +51,19 @@ func addDay2Attributes(attrs map[string]schema.Attribute) {
 			"it is re-attached. The host's own `ports` do not change while it is detached (refused at plan, also in the apply " +
 			"that detaches it; re-attaching may change them). Maintenance set by anyone else is not a detach. Default false.",
 	}
+	attrs["delete_mode"] = schema.StringAttribute{
+		Optional: true, Computed: true, Default: stringdefault.StaticString("normal"),
+		Validators: []validator.String{stringvalidator.OneOf("normal", "force")},
+		Description: "How a destroy deletes the host. `normal` (the default) follows the Bare Metal Operator's delete rules: " +
+			"deprovision (cleaning) and power off, then delete the Ironic node. `force` is BMO's forced detachment then delete, for a host " +
+			"that cannot get through those (a dead BMC, an agent that never calls back): no power off and no cleaning; the operation the " +
+			"node waits in is aborted where Ironic allows it (`inspect wait`, `clean wait`, `rescue wait`, `service wait` at API 1.87+; " +
+			"not `wait call-back` before API 1.110), then the node is put in maintenance and deleted. Risks: the machine is left as it is, " +
+			"possibly powered on, with whatever is on its disks (nothing is erased, even with `automated_cleaning_mode` `express` or `full`), " +
+			"and the node's ports, BIOS and RAID settings go with it; registering the machine again starts from scratch. Refused at apply for " +
+			"a host whose node still carries a deployment (an image written, or a deploy going on): destroy its `baremetal_deployment` first. " +
+			"A detached host is deleted too under `force` (under `normal` it is only forgotten).",
+	}
 	attrs["reboot_trigger"] = schema.StringAttribute{
 		Optional: true,
 		Description: "Any string; changing it reboots the host in place, as the Bare Metal Operator's `reboot.metal3.io` annotation: " +
@@ -69,6 +86,9 @@ func (m *hostModel) applyDay2(h *lifecycle.Host) {
 func (m *hostModel) readDay2(ctx context.Context, machine *lifecycle.Machine, h *lifecycle.Host, obs lifecycle.Observation) diag.Diagnostics {
 	detached := obs.Maintenance && obs.MaintenanceReason == lifecycle.DetachReason
 	m.Detached = types.BoolValue(detached)
+	if m.DeleteMode.IsNull() || m.DeleteMode.IsUnknown() {
+		m.DeleteMode = types.StringValue("normal") // (an import: Ironic keeps no delete mode)
+	}
 	switch {
 	case detached:
 		m.OperationalStatus = types.StringValue(string(lifecycle.OperationalDetached))

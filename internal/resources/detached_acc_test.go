@@ -204,7 +204,8 @@ resource "baremetal_firmware_settings" "test" {
 // true aborts that wait at once (Ironic's abort, not its callback
 // timeout), leaves the node in clean failed and in the detach
 // maintenance; re-attached with a healthy agent, the next apply converges
-// the host to available.
+// the host to available. Stuck again, it is destroyed with delete_mode =
+// "force".
 func TestAccAgent_detachAbortsCleanWait(t *testing.T) {
 	r := startAgentRig(t, "acc-agent-abort")
 	name, srv, sc := r.name, r.srv, r.sc
@@ -238,7 +239,7 @@ func TestAccAgent_detachAbortsCleanWait(t *testing.T) {
 		},
 		{
 			PreConfig: func() { srv.Agent("sys-0").SetFaults(agent.Faults{}) },
-			Config:    host(false),
+			Config:    forced(host(false)),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_host.test", "operational_status", "OK"),
 				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
@@ -250,7 +251,23 @@ func TestAccAgent_detachAbortsCleanWait(t *testing.T) {
 				}),
 			),
 		},
+		{
+			// Stuck in clean wait again, the host is destroyed with
+			// delete_mode = "force": the wait is aborted and the node
+			// deleted (noNodesNamed checks it is gone).
+			PreConfig: func() {
+				srv.Agent("sys-0").SetFaults(agent.Faults{HeartbeatStopped: true})
+				toCleanWait(t, sc, name)
+			},
+			Config:  forced(host(false)),
+			Destroy: true,
+		},
 	})
+}
+
+// forced is a host's HCL with delete_mode = "force".
+func forced(hcl string) string {
+	return strings.Replace(hcl, `resource "baremetal_host" "test" {`, "resource \"baremetal_host\" \"test\" {\n  delete_mode = \"force\"", 1)
 }
 
 // toCleanWait moves the available node named name through manage into a

@@ -53,11 +53,10 @@ func (l *logLines) waits() []string {
 // clockWaiter advances a fake clock by every wait and calls then with the
 // wait's number (1, 2, ...): a test script of what Ironic does meanwhile.
 type clockWaiter struct {
-	now   time.Time
-	n     int
-	then  func(n int) error
-	mu    sync.Mutex
-	calls int
+	now  time.Time
+	n    int
+	then func(n int) error
+	mu   sync.Mutex
 }
 
 func (w *clockWaiter) Now() time.Time {

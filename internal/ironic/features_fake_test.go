@@ -2,6 +2,7 @@ package ironic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,6 +41,10 @@ var featureChoices = map[lifecycle.Feature]func(conn *clients.Conn) bool{
 	lifecycle.FeatureDisablePowerOff: func(c *clients.Conn) bool { return slices.Contains(listFields(c.Microversion), "disable_power_off") },
 	lifecycle.FeatureParentNode: func(c *clients.Conn) bool {
 		return strings.Contains(withChildren(c.Client, ""), "include_children")
+	},
+	lifecycle.FeatureHistory: func(c *clients.Conn) bool {
+		_, err := NewProvisioner(c.Client, nil).History(context.Background(), "no-such-node", 5)
+		return !errors.Is(err, lifecycle.ErrHistoryUnsupported)
 	},
 	lifecycle.FeatureOCI: func(c *clients.Conn) bool {
 		return lifecycle.CheckImageSupported(context.Background(), NewCatalog(c.Client), &lifecycle.Image{URL: "oci://r.example/os:1"}) == nil

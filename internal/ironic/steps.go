@@ -54,9 +54,7 @@ func (p *Provisioner) sawStep(n *nodes.Node) {
 // no request: the wait loop calls it for its progress lines
 // (lifecycle.StepReporter).
 func (p *Provisioner) CurrentStep(id string) string {
-	v, ok := p.steps.Load(id)
-	if !ok {
-		return ""
-	}
-	return v.(string)
+	v, _ := p.steps.Load(id)
+	step, _ := v.(string)
+	return step
 }

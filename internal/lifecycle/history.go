@@ -37,7 +37,7 @@ type HistoryReader interface {
 
 // ErrHistoryUnsupported is a HistoryReader's answer on an Ironic older than
 // API 1.78.
-var ErrHistoryUnsupported = errors.New("Ironic has no node history before API 1.78")
+var ErrHistoryUnsupported = errors.New("no node history in Ironic before API 1.78")
 
 // withHistory adds the node's last history events to a *HostError (err
 // itself otherwise, or when it has them, or when there is no node). A

@@ -222,6 +222,7 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		UpdatedAt:            n.UpdatedAt,
 		CurrentStep:          currentStep(n),
 		ProvisionUpdatedAt:   n.ProvisionUpdatedAt,
+		Health:               n.Health,
 	}
 	if obs.UpdatedAt.IsZero() {
 		// Node lists cannot carry updated_at (Ironic 21.4 refuses the

@@ -42,6 +42,7 @@ var featureChoices = map[lifecycle.Feature]func(conn *clients.Conn) bool{
 	lifecycle.FeatureParentNode: func(c *clients.Conn) bool {
 		return strings.Contains(withChildren(c.Client, ""), "include_children")
 	},
+	lifecycle.FeatureHealth: func(c *clients.Conn) bool { return slices.Contains(listFields(c.Microversion), "health") },
 	lifecycle.FeatureHistory: func(c *clients.Conn) bool {
 		_, err := NewProvisioner(c.Client, nil).History(context.Background(), "no-such-node", 5)
 		return !errors.Is(err, lifecycle.ErrHistoryUnsupported)

@@ -56,6 +56,9 @@ func listFields(mv string) []string {
 	if lifecycle.FeatureDisablePowerOff.In(mv) {
 		f = append(f, "disable_power_off")
 	}
+	if lifecycle.FeatureHealth.In(mv) {
+		f = append(f, "health") // baremetal_host.health
+	}
 	return f
 }
 

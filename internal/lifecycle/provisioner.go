@@ -115,6 +115,10 @@ type Observation struct {
 	// ProvisionUpdatedAt is Ironic's provision_updated_at: when the
 	// provision state last changed (zero when Ironic has not said).
 	ProvisionUpdatedAt time.Time
+	// Health is Ironic's node health (API 1.109+, FeatureHealth): what
+	// its conductor last read from the BMC, "OK", "Warning" or "Critical";
+	// "" when Ironic has no health or reports none for the node.
+	Health string
 }
 
 // StepReporter is a Provisioner that knows, without a request, which step

@@ -193,6 +193,10 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 				"A host that sits in `clean wait` or `wait call-back` with the same step for long is waiting for its agent."),
 			"last_transition": computedString("When the node's Ironic provision state last changed (RFC 3339): Ironic's `provision_updated_at`, " +
 				"else the last state change the provider saw."),
+			"health": computedString("The hardware health Ironic reports for the node (its `health`, Ironic API 1.109 and later): `OK`, `Warning` " +
+				"or `Critical`, what Ironic's conductor last read from the BMC with the power state (Redfish drivers). Null on an older Ironic, or " +
+				"when Ironic reports none for the node; on an older Ironic the `baremetal_host` and `baremetal_hardware` data sources can read it " +
+				"from the BMC instead (`health_from_bmc`)."),
 		},
 	}
 	addDay2Attributes(resp.Schema.Attributes)

@@ -1,13 +1,12 @@
 package resources
 
 import (
-	"time"
-
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -59,6 +58,7 @@ type hostModel struct {
 	LastUpdated       types.String `tfsdk:"last_updated"`
 	CurrentStep       types.String `tfsdk:"current_step"`
 	LastTransition    types.String `tfsdk:"last_transition"`
+	Health            types.String `tfsdk:"health"`
 	RAIDConfig        types.String `tfsdk:"raid_config"`
 
 	hostDay2Model
@@ -255,6 +255,7 @@ func (m *hostModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observation) {
 	m.LastUpdated = types.StringValue(timeString(h.Status.LastUpdated))
 	m.IronicState = types.StringValue("")
 	m.CurrentStep = types.StringValue("")
+	m.Health = types.StringNull()
 	m.LastTransition = types.StringValue(timeString(lastTransition(h.Status.OperationHistory, nil)))
 	if m.RAIDConfig.IsUnknown() {
 		m.RAIDConfig = types.StringValue("")
@@ -262,6 +263,7 @@ func (m *hostModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observation) {
 	if obs != nil && obs.Exists {
 		m.IronicState = types.StringValue(obs.ProvisionState)
 		m.CurrentStep = types.StringValue(obs.CurrentStep)
+		m.Health = tfglue.NullableString(obs.Health)
 		m.LastTransition = types.StringValue(timeString(lastTransition(h.Status.OperationHistory, obs)))
 		m.RAIDConfig = types.StringValue(obs.RAIDConfig)
 		if obs.PoweredOn != nil {

@@ -111,7 +111,16 @@ func (s *Server) view(n *nodes.Node) nodes.Node {
 }
 
 func (s *Server) getNode(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
-	WriteJSON(w, http.StatusOK, s.view(n))
+	WriteJSON(w, http.StatusOK, s.versioned(r, s.view(n)))
+}
+
+// versioned is a node view as the request's microversion shows it: no
+// health before 1.109.
+func (s *Server) versioned(r *http.Request, v nodes.Node) nodes.Node {
+	if compare(s.microversion(r), "1.109") < 0 {
+		v.Health = ""
+	}
+	return v
 }
 
 func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +136,7 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
 		if v := q.Get("maintenance"); v != "" && fmt.Sprint(n.Maintenance) != v {
 			continue
 		}
-		out = append(out, s.view(n))
+		out = append(out, s.versioned(r, s.view(n)))
 	}
 	slices.SortFunc(out, func(a, b nodes.Node) int { return strings.Compare(a.UUID, b.UUID) })
 	WriteJSON(w, http.StatusOK, map[string]any{"nodes": out})

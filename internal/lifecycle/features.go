@@ -34,7 +34,7 @@ const (
 	FeatureVirtualMediaGet                // GET /v1/nodes/{id}/vmedia
 	FeatureDisablePowerOff                // node disable_power_off
 	FeatureOCI                            // oci:// images (Ironic 2025.1's API maximum)
-	FeatureClientRequestID                // a request id sent by the client is Ironic's
+	FeatureRequestIDHeader                // X-OpenStack-Request-Id on every response
 	FeatureHealth                         // node health
 	FeatureAbortCallBack                  // abort in wait call-back (deploy wait)
 	featureCount
@@ -59,7 +59,7 @@ var featureTable = [featureCount]struct {
 	FeatureVirtualMediaGet: {93, "reading virtual media"},
 	FeatureDisablePowerOff: {95, "disable_power_off"},
 	FeatureOCI:             {96, "oci:// images"},
-	FeatureClientRequestID: {107, "client request ids"},
+	FeatureRequestIDHeader: {107, "the X-OpenStack-Request-Id header"},
 	FeatureHealth:          {109, "node health"},
 	FeatureAbortCallBack:   {110, "aborting wait call-back"},
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
-// TestIronicFailureHistory: on the rig's Ironic (21.4, API 1.82), a
+// TestIronicFailureHistory: on the rig's Ironic (API 1.78 or later), a
 // deployment of an image nobody serves fails, and the state machine's
 // error ends with the node's last history events, the conductor's record
 // of the failure (severity ERROR) last.
@@ -16,6 +16,10 @@ func TestIronicFailureHistory(t *testing.T) {
 	nt := newNodeTest(t, func(h *lifecycle.Host) {
 		h.Spec.BMC.Interfaces["deploy_interface"] = "direct"
 		h.Spec.AutomatedCleaningMode = lifecycle.CleaningDisabled
+		// Ironic 2025.1 (29.0.5) makes every PATCHed node its own child,
+		// and then fails a power off on the node's own lock unless it has
+		// its own power supply: the failure shown would be that.
+		h.Spec.BMC.DriverInfo["has_dedicated_power_supply"] = true
 	})
 	if res := nt.deployFrom("http://127.0.0.1:1/image.qcow2"); res.ErrorMessage == "" {
 		t.Fatalf("the deployment did not fail: %+v", res)

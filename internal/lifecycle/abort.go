@@ -104,24 +104,27 @@ func (p *pass) abortForDelete(ctx context.Context) (StepResult, bool) {
 	return StepResult{Kind: StepContinue, Requeue: requeueFor(res)}, true
 }
 
+// deployedStates are the Ironic provision states of a node that runs its
+// deployment: active, and what Ironic does to an active node (rescue,
+// servicing).
+var deployedStates = map[string]bool{
+	"active": true, "rescuing": true, "rescue wait": true, "rescue": true, "rescue failed": true, "unrescuing": true,
+	"unrescue failed": true, "servicing": true, "service wait": true, "service failed": true,
+}
+
 // ForceDeleteRefused is the error of a force delete (delete_mode =
-// "force") of a host whose node still carries a deployment: an image
-// written (instance_info) or a deploy going on. Deleting it would leave a
-// baremetal_deployment whose host is gone, and a machine still running
-// its image. nil when the node is gone or carries none.
+// "force") of a host whose node runs a deployment: an image written
+// (instance_info) on a node that reached active. Deleting it would leave a
+// machine running its image and, often, a baremetal_deployment whose host
+// is gone. A deployment that never got there (deploying, wait call-back,
+// deploy failed: an agent that never called back) is no deployment to
+// keep: its host is force-deleted like any other stuck host. nil when the
+// node is gone or runs none.
 func ForceDeleteRefused(obs Observation) error {
-	if !obs.Exists {
+	if !obs.Exists || obs.DeployedImage == nil || !deployedStates[obs.ProvisionState] {
 		return nil
 	}
-	deploying := obs.ProvisionState == "deploying" || obs.ProvisionState == "wait call-back" || obs.ProvisionState == "deploy failed"
-	if obs.DeployedImage == nil && !deploying {
-		return nil
-	}
-	what := fmt.Sprintf("Ironic provision state %q", obs.ProvisionState)
-	if obs.DeployedImage != nil {
-		what += ", image " + obs.DeployedImage.URL
-	}
-	return fmt.Errorf("host %q (node %s) still carries a deployment (%s): delete_mode = \"force\" refuses to delete it. "+
+	return fmt.Errorf("host %q (node %s) still carries a deployment (Ironic provision state %q, image %s): delete_mode = \"force\" refuses to delete it. "+
 		"Destroy its baremetal_deployment first (it deprovisions the host), or set delete_mode = \"normal\", whose delete "+
-		"deprovisions the host before deleting its node", hostLabel(obs), obs.ID, what)
+		"deprovisions the host before deleting its node", hostLabel(obs), obs.ID, obs.ProvisionState, obs.DeployedImage.URL)
 }

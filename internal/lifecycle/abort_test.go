@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// A force delete is refused while the node carries a deployment, and
-// only then.
+// A force delete is refused while the node runs a deployment (an image on
+// an active, rescued or serviced node), and only then: a deploy stuck
+// before active is deleted like any stuck host.
 func TestForceDeleteRefused(t *testing.T) {
 	img := &Image{URL: "http://img/os.qcow2"}
 	for _, tc := range []struct {
@@ -18,8 +19,11 @@ func TestForceDeleteRefused(t *testing.T) {
 		{Observation{Exists: true, ID: "n1", Name: "h1", ProvisionState: "active"}, ""}, // externally provisioned: no image
 		{Observation{Exists: true, ID: "n1", Name: "h1", ProvisionState: "active", DeployedImage: img},
 			`host "h1" (node n1) still carries a deployment (Ironic provision state "active", image http://img/os.qcow2)`},
-		{Observation{Exists: true, ID: "n1", Name: "h1", ProvisionState: "wait call-back"},
-			`(Ironic provision state "wait call-back"): delete_mode = "force" refuses`},
+		{Observation{Exists: true, ID: "n1", Name: "h1", ProvisionState: "service wait", DeployedImage: img},
+			`(Ironic provision state "service wait", image http://img/os.qcow2): delete_mode = "force" refuses`},
+		{Observation{Exists: true, ID: "n1", Name: "h1", ProvisionState: "wait call-back", DeployedImage: img}, ""},
+		{Observation{Exists: true, ID: "n1", Name: "h1", ProvisionState: "deploy failed", DeployedImage: img}, ""},
+		{Observation{Exists: true, ID: "n1", Name: "h1", ProvisionState: "deploying", DeployedImage: img}, ""},
 	} {
 		err := ForceDeleteRefused(tc.obs)
 		switch {

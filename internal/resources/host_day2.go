@@ -61,7 +61,10 @@ func addDay2Attributes(attrs map[string]schema.Attribute) {
 			"not `wait call-back` before API 1.110), then the node is put in maintenance and deleted. Risks: the machine is left as it is, " +
 			"possibly powered on, with whatever is on its disks (nothing is erased, even with `automated_cleaning_mode` `express` or `full`), " +
 			"and the node's ports, BIOS and RAID settings go with it; registering the machine again starts from scratch. Refused at apply for " +
-			"a host whose node still carries a deployment (an image written, or a deploy going on): destroy its `baremetal_deployment` first. " +
+			"a host whose node runs a deployment (an image written on an `active` node, or one Ironic rescues or services): destroy its " +
+			"`baremetal_deployment` first. A deployment that never got there (`deploying`, `wait call-back`, `deploy failed`: an agent that " +
+			"never called back) does not hold the host: the node is put in maintenance and deleted as it is, the machine possibly still " +
+			"running the agent or a half-written image. " +
 			"A detached host is deleted too under `force` (under `normal` it is only forgotten).",
 	}
 	attrs["reboot_trigger"] = schema.StringAttribute{

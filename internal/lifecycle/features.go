@@ -34,7 +34,7 @@ const (
 	FeatureVirtualMediaGet                // GET /v1/nodes/{id}/vmedia
 	FeatureDisablePowerOff                // node disable_power_off
 	FeatureOCI                            // oci:// images (Ironic 2025.1's API maximum)
-	FeatureRequestIDHeader                // X-OpenStack-Request-Id on every response
+	FeatureRequestIDHeader                // X-OpenStack-Request-Id on every response (both it and OpenStack-Request-Id are read whatever the version)
 	FeatureHealth                         // node health
 	FeatureAbortCallBack                  // abort in wait call-back (deploy wait)
 	featureCount

@@ -342,6 +342,23 @@ func TestInvokeInspectAndSteps(t *testing.T) {
 	errorSays(t, diags, "Running steps on host web-1 failed", `verb "clean"`, "last_error: erase failed on /dev/sdb")
 }
 
+// The progress of a long wait names the Ironic step the node runs (the
+// fake keeps the cleaning going for a few reads, showing its clean_step).
+func TestInvokeStepsProgressNamesTheStep(t *testing.T) {
+	r := newRig(t).configure()
+	r.fake.WorkingReads = 3
+	r.node("web-1", "manageable", "power off", nil)
+	listType := r.schemas.ActionSchemas["baremetal_host_steps"].Schema.ValueType().(tftypes.Object).AttributeTypes["steps"]
+	objType := listType.(tftypes.List).ElementType
+	steps := tftypes.NewValue(listType, []tftypes.Value{tftypes.NewValue(objType, map[string]tftypes.Value{
+		"interface": str("raid"), "step": str("delete_configuration"), "args": tftypes.NewValue(tftypes.String, nil)})})
+	progress, diags := r.invoke("baremetal_host_steps", map[string]tftypes.Value{"host_id": str("web-1"), "steps": steps})
+	if hasError(diags) {
+		t.Fatal(describe(diags))
+	}
+	saysAll(t, progress, "waiting (Ironic clean, provision state cleaning, step raid.delete_configuration for ")
+}
+
 func TestInvokeBMCReset(t *testing.T) {
 	r := newRig(t).configure()
 	bmcSim, err := sim.Start(sim.Options{}, 1, "admin", "pw")

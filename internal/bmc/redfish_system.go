@@ -126,6 +126,26 @@ func (c *RedfishClient) SystemFacts(systemID string) (SystemFacts, error) {
 	return systemFacts(sys), nil
 }
 
+// ReadHealth reads the health of systemID: its Status.HealthRollup (the
+// system and what it contains: drives, fans, ...), else its own
+// Status.Health when the BMC gives no rollup; "" when it says neither.
+// Two requests: the service root (the connection) and the System.
+func ReadHealth(ctx context.Context, cfg RedfishConfig, systemID string) (string, error) {
+	c, err := ConnectRedfish(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	sys, err := c.system(systemID)
+	if err != nil {
+		return "", err
+	}
+	if h := string(sys.Status.HealthRollup); h != "" {
+		return h, nil
+	}
+	return string(sys.Status.Health), nil
+}
+
 // system reads the ComputerSystem; systemID is an Id, a
 // /redfish/v1/Systems/{id} path, or empty for the only system.
 func (c *RedfishClient) system(systemID string) (*schemas.ComputerSystem, error) {

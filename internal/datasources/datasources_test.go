@@ -131,6 +131,7 @@ func TestFilterHosts(t *testing.T) {
 		mk("a", lifecycle.StateAvailable, "available", map[string]string{"role": "worker"}, "x"),
 		mk("b", lifecycle.StateInspecting, "inspect wait", map[string]string{"role": "master"}, ""),
 	}
+	hosts[0].Health, hosts[1].Health = lifecycle.HealthCritical, lifecycle.HealthOK // b: Ironic reports none
 	names := func(hs []lifecycle.HostSummary) string {
 		var s []string
 		for _, h := range hs {
@@ -144,19 +145,24 @@ func TestFilterHosts(t *testing.T) {
 		claimed *bool
 		sel     lifecycle.Selector
 		want    string
+		health  string
 	}{
-		{"", nil, lifecycle.Selector{}, "a,b,c"},
-		{"available", nil, lifecycle.Selector{}, "a,c"},
-		{"inspect wait", nil, lifecycle.Selector{}, "b"},
-		{"", &yes, lifecycle.Selector{}, "a"},
-		{"", &no, lifecycle.Selector{}, "b,c"},
-		{"", nil, lifecycle.Selector{MatchLabels: map[string]string{"role": "worker"}}, "a,c"},
-		{"", nil, lifecycle.Selector{MatchExpressions: []lifecycle.LabelExpression{{Key: "role", Operator: lifecycle.OpNotIn, Values: []string{"worker"}}}}, "b"},
-		{"", nil, lifecycle.Selector{MinCPUs: 8}, ""},
-		{"", nil, lifecycle.Selector{ResourceClass: "gpu"}, ""},
+		{"", nil, lifecycle.Selector{}, "a,b,c", ""},
+		{"available", nil, lifecycle.Selector{}, "a,c", ""},
+		{"inspect wait", nil, lifecycle.Selector{}, "b", ""},
+		{"", &yes, lifecycle.Selector{}, "a", ""},
+		{"", &no, lifecycle.Selector{}, "b,c", ""},
+		{"", nil, lifecycle.Selector{MatchLabels: map[string]string{"role": "worker"}}, "a,c", ""},
+		{"", nil, lifecycle.Selector{MatchExpressions: []lifecycle.LabelExpression{{Key: "role", Operator: lifecycle.OpNotIn, Values: []string{"worker"}}}}, "b", ""},
+		{"", nil, lifecycle.Selector{MinCPUs: 8}, "", ""},
+		{"", nil, lifecycle.Selector{ResourceClass: "gpu"}, "", ""},
+		{"", nil, lifecycle.Selector{}, "c", "Critical"},
+		{"", nil, lifecycle.Selector{}, "a", "OK"},
+		{"", nil, lifecycle.Selector{}, "", "Warning"},
+		{"available", &no, lifecycle.Selector{}, "c", "Critical"},
 	}
 	for i, c := range cases {
-		if got := names(filterHosts(hosts, c.state, c.claimed, c.sel)); got != c.want {
+		if got := names(filterHosts(hosts, c.state, c.claimed, c.health, c.sel)); got != c.want {
 			t.Errorf("case %d: got %q, want %q", i, got, c.want)
 		}
 	}

@@ -28,6 +28,10 @@ type hardwareModel struct {
 	SystemVendor *systemVendorModel `tfsdk:"system_vendor"`
 	Firmware     *firmwareModel     `tfsdk:"firmware"`
 	Hostname     types.String       `tfsdk:"hostname"`
+	// HealthFromBMC asks for the BMC's health (health.go).
+	HealthFromBMC types.Bool   `tfsdk:"health_from_bmc"`
+	Health        types.String `tfsdk:"health"`
+	HealthSource  types.String `tfsdk:"health_source"`
 }
 
 type cpuModel struct {
@@ -92,8 +96,9 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	resp.Schema = schema.Schema{
 		Description: "A host's hardware inventory in the shape of Metal3's HardwareData: CPU, RAM, NICs, disks, system vendor, " +
 			"BIOS firmware and hostname. It comes from Ironic's inventory API when Ironic holds an inspection, else from the " +
-			"BMC over Redfish when `bmc` is given, else from the node's properties and ports; `source` says which.",
-		Attributes: bmcHostAttributes("holds no inspection inventory",
+			"BMC over Redfish when `bmc` is given, else from the node's properties and ports; `source` says which. `health` is " +
+			"Ironic's node health, or the BMC's with `health_from_bmc`.",
+		Attributes: bmcHostAttributes("holds no inspection inventory, or is asked for the health (`health_from_bmc`)",
 			"Where the data came from: `inventory` (Ironic inspection), `redfish` (the BMC) or `properties` (node properties and ports).", map[string]schema.Attribute{
 				"host_name":     str("The host's name (the Ironic node name)."),
 				"ram_mebibytes": computedInt("Memory in MiB."),
@@ -153,6 +158,8 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				}),
 			}),
 	}
+	healthAttributes(resp.Schema.Attributes)
+	resp.Schema.Attributes["health_from_bmc"] = healthFromBMCAttribute()
 }
 
 func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -168,7 +175,18 @@ func (d *hardwareDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	m.HostName = types.StringValue(host.Name)
 	m.setHardware(hw)
+	m.Health, m.HealthSource = d.readHealth(ctx, host, m.HealthFromBMC, redfish, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+var _ datasource.DataSourceWithValidateConfig = (*hardwareDataSource)(nil)
+
+// ValidateConfig refuses health_from_bmc = true without a bmc block.
+func (d *hardwareDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	validateHealthFromBMC(ctx, req, resp)
 }
 
 func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {

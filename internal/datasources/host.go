@@ -37,6 +37,16 @@ type hostSummaryModel struct {
 	Claimed           types.Bool            `tfsdk:"claimed"`
 	AllocationID      types.String          `tfsdk:"allocation_id"`
 	Hardware          *hardwareSummaryModel `tfsdk:"hardware"`
+	Health            types.String          `tfsdk:"health"`
+	HealthSource      types.String          `tfsdk:"health_source"`
+}
+
+// hostModel is baremetal_host: the summary, and what reading the health
+// from the BMC takes.
+type hostModel struct {
+	hostSummaryModel
+	BMC           *tfglue.BMCModel `tfsdk:"bmc"`
+	HealthFromBMC types.Bool       `tfsdk:"health_from_bmc"`
 }
 
 // hardwareSummaryModel is the hardware summary of a host.
@@ -86,7 +96,10 @@ func summaryAttributes(lookup bool) map[string]schema.Attribute {
 			}),
 		}),
 	}
+	healthAttributes(attrs)
 	if lookup {
+		attrs["bmc"] = bmcCredentialsAttribute("is asked for the health (`health_from_bmc`)")
+		attrs["health_from_bmc"] = healthFromBMCAttribute()
 		attrs["id"] = schema.StringAttribute{
 			Optional: true, Computed: true,
 			Description: "The Ironic node UUID to look up. Set exactly one of `id` and `name`.",
@@ -116,6 +129,7 @@ func summaryOf(h lifecycle.HostSummary) hostSummaryModel {
 		Claimed:           types.BoolValue(h.AllocationID != ""),
 		AllocationID:      types.StringValue(h.AllocationID),
 	}
+	m.Health, m.HealthSource = ironicHealth(h)
 	if h.PoweredOn != nil {
 		m.PoweredOn = types.BoolValue(*h.PoweredOn)
 	}
@@ -159,10 +173,21 @@ func (d *hostDataSource) ConfigValidators(context.Context) []datasource.ConfigVa
 	return []datasource.ConfigValidator{datasourcevalidator.ExactlyOneOf(path.MatchRoot("id"), path.MatchRoot("name"))}
 }
 
+var _ datasource.DataSourceWithValidateConfig = (*hostDataSource)(nil)
+
+// ValidateConfig refuses health_from_bmc = true without a bmc block.
+func (d *hostDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	validateHealthFromBMC(ctx, req, resp)
+}
+
 func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	var cfg hostSummaryModel
+	var cfg hostModel
 	cat, ok := d.readCatalog(ctx, req.Config, &cfg, &resp.Diagnostics)
 	if !ok {
+		return
+	}
+	redfish := cfg.BMC.Access(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	key, attr := cfg.ID.ValueString(), "id"
@@ -174,7 +199,11 @@ func (d *hostDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		hostReadDiag(&resp.Diagnostics, attr, attr, key, "Reading host "+key, err)
 		return
 	}
-	m := summaryOf(h)
+	m := hostModel{hostSummaryModel: summaryOf(h), BMC: cfg.BMC, HealthFromBMC: cfg.HealthFromBMC}
+	m.Health, m.HealthSource = d.readHealth(ctx, h, cfg.HealthFromBMC, redfish, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
@@ -189,6 +218,7 @@ type hostsModel struct {
 	ID                types.String `tfsdk:"id"`
 	ProvisioningState types.String `tfsdk:"provisioning_state"`
 	Claimed           types.Bool   `tfsdk:"claimed"`
+	Health            types.String `tfsdk:"health"`
 	tfglue.HostFilter
 
 	Hosts []hostSummaryModel `tfsdk:"hosts"`
@@ -209,7 +239,7 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 	}
 	resp.Schema = schema.Schema{
 		Description: "Lists bare-metal hosts (`kubectl get bmh`), filtered by state, labels, resource class, traits, " +
-			"claim and hardware minimums; every filter left unset matches all hosts. Hosts are ordered by name, then UUID.",
+			"claim, health and hardware minimums; every filter left unset matches all hosts. Hosts are ordered by name, then UUID.",
 		Attributes: map[string]schema.Attribute{
 			"id": computedString("A digest of the filters."),
 			"provisioning_state": optString("Only hosts in this state: a Bare Metal Operator state (`available`, `provisioned`, ...) " +
@@ -225,6 +255,7 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 				Optional:    true,
 				Description: "true: only hosts held by an allocation; false: only unclaimed hosts. Unset: both.",
 			},
+			"health":             healthFilterAttribute(),
 			"min_cpus":           minInt("Only hosts with at least this many CPUs."),
 			"min_ram_mebibytes":  minInt("Only hosts with at least this much RAM, in MiB."),
 			"min_disk_gigabytes": minInt("Only hosts whose largest disk has at least this many GiB: the largest disk of the inspection inventory when Ironic holds one, else Ironic's `local_gb`."),
@@ -237,10 +268,13 @@ func (d *hostsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 
 // filterHosts applies the filters; it is the data source's logic, kept
 // apart from the framework for tests.
-func filterHosts(hosts []lifecycle.HostSummary, state string, claimed *bool, sel lifecycle.Selector) []lifecycle.HostSummary {
+func filterHosts(hosts []lifecycle.HostSummary, state string, claimed *bool, health string, sel lifecycle.Selector) []lifecycle.HostSummary {
 	var out []lifecycle.HostSummary
 	for _, h := range hosts {
 		if state != "" && string(h.State) != state && h.ProvisionState != state {
+			continue
+		}
+		if health != "" && h.Health != health {
 			continue
 		}
 		if claimed != nil && (h.AllocationID != "") != *claimed {
@@ -267,6 +301,7 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		return
 	}
 	sel := m.HostFilter.Selector(ctx, &resp.Diagnostics)
+	health := d.healthFilter(m.Health, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -284,7 +319,7 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		resp.Diagnostics.AddError("Listing hosts", err.Error())
 		return
 	}
-	matched := filterHosts(all, m.ProvisioningState.ValueString(), claimed, sel)
+	matched := filterHosts(all, m.ProvisioningState.ValueString(), claimed, health, sel)
 	m.Hosts = make([]hostSummaryModel, 0, len(matched))
 	ids := make([]string, 0, len(matched))
 	names := make([]string, 0, len(matched))
@@ -299,7 +334,8 @@ func (d *hostsDataSource) Read(ctx context.Context, req datasource.ReadRequest, 
 		State   string
 		Claimed *bool
 		Sel     lifecycle.Selector
-	}{m.ProvisioningState.ValueString(), claimed, sel})
+		Health  string `json:",omitempty"`
+	}{m.ProvisioningState.ValueString(), claimed, sel, health})
 	sum := sha256.Sum256(raw)
 	m.ID = types.StringValue(hex.EncodeToString(sum[:8]))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

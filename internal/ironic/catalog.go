@@ -220,6 +220,9 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		ConductorGroup:       n.ConductorGroup,
 		Shard:                n.Shard,
 		UpdatedAt:            n.UpdatedAt,
+		CurrentStep:          currentStep(n),
+		ProvisionUpdatedAt:   n.ProvisionUpdatedAt,
+		Health:               n.Health,
 	}
 	if obs.UpdatedAt.IsZero() {
 		// Node lists cannot carry updated_at (Ironic 21.4 refuses the

@@ -2,6 +2,7 @@ package ironic
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,6 +42,11 @@ var featureChoices = map[lifecycle.Feature]func(conn *clients.Conn) bool{
 	lifecycle.FeatureParentNode: func(c *clients.Conn) bool {
 		return strings.Contains(withChildren(c.Client, ""), "include_children")
 	},
+	lifecycle.FeatureHealth: func(c *clients.Conn) bool { return slices.Contains(listFields(c.Microversion), "health") },
+	lifecycle.FeatureHistory: func(c *clients.Conn) bool {
+		_, err := NewProvisioner(c.Client, nil).History(context.Background(), "no-such-node", 5)
+		return !errors.Is(err, lifecycle.ErrHistoryUnsupported)
+	},
 	lifecycle.FeatureOCI: func(c *clients.Conn) bool {
 		return lifecycle.CheckImageSupported(context.Background(), NewCatalog(c.Client), &lifecycle.Image{URL: "oci://r.example/os:1"}) == nil
 	},
@@ -71,7 +77,7 @@ func TestFakeFeatureGates(t *testing.T) {
 			})
 		}
 	}
-	conn, _ := fakeAt(t, "1.99")
+	conn, _ := fakeAt(t, "1.120")
 	if conn.Microversion != lifecycle.NewestMicroversion() {
 		t.Fatalf("negotiated %s with a newer Ironic, want the newest the provider knows, %s", conn.Microversion, lifecycle.NewestMicroversion())
 	}

@@ -441,3 +441,31 @@ func (c *Catalog) InventoryDisks(ctx context.Context, id string) ([]lifecycle.Di
 	}
 	return disks, len(disks) > 0, nil
 }
+
+var _ lifecycle.BMCHealthReader = (*Catalog)(nil)
+
+// BMCHealth reads the node's health from its BMC over Redfish
+// (lifecycle.BMCHealthReader): the BMC address of redfish, else the
+// node's redfish_address and redfish_system_id, with redfish's
+// credentials. A BMC that does not speak Redfish is an error.
+func (c *Catalog) BMCHealth(ctx context.Context, idOrName string, redfish *lifecycle.BMCAccess) (string, error) {
+	if redfish == nil {
+		return "", fmt.Errorf("node %s: the BMC's health needs its credentials", idOrName)
+	}
+	n, err := c.node(ctx, idOrName)
+	if err != nil {
+		return "", err
+	}
+	cfg, systemID, ok, err := redfishConfigFor(redfish, n)
+	if err != nil {
+		return "", fmt.Errorf("node %s: %w", n.UUID, err)
+	}
+	if !ok {
+		return "", fmt.Errorf("node %s: the BMC %s does not speak Redfish: no health to read", n.UUID, bmcaddr.Redact(redfish.Address))
+	}
+	h, err := bmc.ReadHealth(ctx, cfg, systemID)
+	if err != nil {
+		return "", fmt.Errorf("node %s: reading the health from the BMC: %w", n.UUID, err)
+	}
+	return h, nil
+}

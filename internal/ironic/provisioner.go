@@ -62,6 +62,9 @@ type Provisioner struct {
 	// driverInspect caches each driver's enabled inspect interfaces
 	// (driver name -> []string).
 	driverInspect sync.Map
+	// steps maps a node UUID to the step it was last read running
+	// (steps.go).
+	steps sync.Map
 	// driverLookups shares concurrent first reads of a driver.
 	driverLookups singleflight.Group
 	// selfParenting is set once Ironic made a PATCHed node its own
@@ -375,6 +378,7 @@ func (p *Provisioner) current(ctx context.Context, h *lifecycle.Host) (*nodes.No
 	if p.w != nil {
 		p.w.Saw(n)
 	}
+	p.sawStep(n)
 	if err := p.checkStall(ctx, h, n); err != nil {
 		return nil, err
 	}
@@ -415,9 +419,15 @@ func (p *Provisioner) checkStall(ctx context.Context, h *lifecycle.Host, n *node
 // interrupted reports that a node's failed state came from a conductor that
 // restarted or died in the middle of the node's task, not from the host:
 // the verb deserves another try without counting it as the host's failure.
+//
+// An operation aborted by request is no host failure either: the
+// provider aborts the wait of a host it detaches (abort.go), and the host
+// goes through the operation again once re-attached.
 func interrupted(n *nodes.Node) bool {
+	lower := strings.ToLower(n.LastError)
 	return strings.Contains(n.LastError, "can't be resumed by conductor") ||
-		strings.Contains(n.LastError, "aborted due to conductor take over")
+		strings.Contains(n.LastError, "aborted due to conductor take over") ||
+		(strings.Contains(lower, "aborted") && strings.Contains(lower, "by request"))
 }
 
 func (p *Provisioner) nudge() {
@@ -665,6 +675,7 @@ func (p *Provisioner) Observe(ctx context.Context, h *lifecycle.Host) (lifecycle
 	// The catalog's view of the node, with the state mapped from the
 	// host's previous state rather than from none.
 	obs := observationOfNode(n)
+	p.sawStep(n)
 	obs.State = MapState(n.ProvisionState, h.Status.State)
 	// What the host actions need besides (provisioner_hostops.go).
 	obs.DisablePowerOff, obs.OnlineSetting = n.DisablePowerOff, onlineSettingOf(n)

@@ -34,11 +34,16 @@ var readFields = []string{
 	"bios_interface", "boot_interface", "console_interface", "deploy_interface",
 	"inspect_interface", "management_interface", "network_interface", "power_interface",
 	"raid_interface", "rescue_interface", "storage_interface", "vendor_interface",
+	"clean_step",
 }
 
 // listFields is what the watcher asks for at microversion mv.
 func listFields(mv string) []string {
 	f := append(append([]string{}, watchFields...), readFields...)
+	f = append(f, "deploy_step") // the step a wait names (steps.go); API 1.44, below the provider's minimum
+	if lifecycle.FeatureServicing.In(mv) {
+		f = append(f, "service_step")
+	}
 	if lifecycle.FeatureNetworkData.In(mv) {
 		f = append(f, "network_data") // the boot settings read back (boot.go)
 	}
@@ -53,6 +58,9 @@ func listFields(mv string) []string {
 	}
 	if lifecycle.FeatureDisablePowerOff.In(mv) {
 		f = append(f, "disable_power_off")
+	}
+	if lifecycle.FeatureHealth.In(mv) {
+		f = append(f, "health") // baremetal_host.health
 	}
 	return f
 }

@@ -129,3 +129,20 @@ type Firmware struct {
 	BIOSVersion string
 	BIOSDate    string
 }
+
+// BMCHealthReader is a Catalog that reads a host's health from its BMC
+// over Redfish, for an Ironic without node health (before API 1.109): the
+// System's Status.HealthRollup ("OK", "Warning", "Critical"), which
+// counts its components (drives, fans, ...), else its own Status.Health.
+// Ironic masks the BMC password, so the caller gives the credentials.
+// Each call connects to the BMC (the service root, then the System).
+type BMCHealthReader interface {
+	BMCHealth(ctx context.Context, idOrName string, redfish *BMCAccess) (string, error)
+}
+
+// Health values, as Ironic and Redfish spell them.
+const (
+	HealthOK       = "OK"
+	HealthWarning  = "Warning"
+	HealthCritical = "Critical"
+)

@@ -61,12 +61,22 @@ func (m *Machine) Converge(ctx context.Context, h *Host, opts ConvergeOptions) e
 	return m.loop(ctx, h, opts, m.Step)
 }
 
-// loop is Converge's loop around the pass step: Step, or one that runs
-// part of the state machine (the power alone, for the host actions, which
-// holds no capacity slot and so releases none).
+// loop runs the pass step until steady (loopPasses); a failure it reports
+// ends with the node's last history events, read only then.
 func (m *Machine) loop(ctx context.Context, h *Host, opts ConvergeOptions, step func(context.Context, *Host) StepResult) error {
+	if err := m.loopPasses(ctx, h, opts, step); err != nil {
+		return m.withHistory(ctx, err)
+	}
+	return nil
+}
+
+// loopPasses is Converge's loop around the pass step: Step, or one that
+// runs part of the state machine (the power alone, for the host actions,
+// which holds no capacity slot and so releases none).
+func (m *Machine) loopPasses(ctx context.Context, h *Host, opts ConvergeOptions, step func(context.Context, *Host) StepResult) error {
 	var failures, transients int
 	state, since := h.Status.State, m.now()
+	var st stepClock
 	m.seen(h, since)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -79,6 +89,7 @@ func (m *Machine) loop(ctx context.Context, h *Host, opts ConvergeOptions, step 
 		if h.Status.State != state {
 			state, since = h.Status.State, m.now()
 		}
+		st.observe(m.currentStep(h), m.now())
 		if r.Kind != StepError {
 			transients = 0
 		}
@@ -138,11 +149,11 @@ func (m *Machine) loop(ctx context.Context, h *Host, opts ConvergeOptions, step 
 			})
 		}
 
-		m.log(ctx, "waiting", map[string]any{
+		m.log(ctx, "waiting", st.fields(m.now(), map[string]any{
 			"host": h.Spec.Name, "id": h.Status.ID, "state": string(h.Status.State),
 			"verb": r.Result.Verb, "provision_state": r.Result.ProvisionState,
 			"waited": m.now().Sub(since).String(), "next_check": d.String(),
-		})
+		}))
 		if err := m.waiter().Wait(ctx, h.Status.ID, d); err != nil {
 			return m.waitError(h, r, since, err)
 		}
@@ -158,9 +169,40 @@ func (m *Machine) hostError(h *Host, r StepResult, err error) *HostError {
 		ErrorType:      h.Status.ErrorType,
 		Verb:           r.Result.Verb,
 		ProvisionState: r.Result.ProvisionState,
+		Step:           m.currentStep(h),
 		LastError:      h.Status.ErrorMessage,
 		Err:            err,
 	}
+}
+
+// currentStep is the Ironic step the provisioner last saw h's node run
+// ("" when none, or when the provisioner does not say).
+func (m *Machine) currentStep(h *Host) string {
+	if sr, ok := m.Prov.(StepReporter); ok && h.Status.ID != "" {
+		return sr.CurrentStep(h.Status.ID)
+	}
+	return ""
+}
+
+// stepClock times the Ironic step a wait goes through: since is when the
+// loop first saw step.
+type stepClock struct {
+	step  string
+	since time.Time
+}
+
+func (c *stepClock) observe(step string, now time.Time) {
+	if step != c.step {
+		c.step, c.since = step, now
+	}
+}
+
+// fields adds the step and how long it has run to a wait's log fields.
+func (c *stepClock) fields(now time.Time, f map[string]any) map[string]any {
+	if c.step != "" {
+		f["step"], f["step_running"] = c.step, now.Sub(c.since).String()
+	}
+	return f
 }
 
 // waitError reports a wait cut short: what was awaited and for how long.

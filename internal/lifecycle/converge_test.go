@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -109,7 +110,7 @@ func TestConvergeFailureReturnsHostError(t *testing.T) {
 	}
 	want := HostError{Host: "host-0", ID: "node-1", State: StateProvisioning, ErrorType: ProvisioningError,
 		Verb: "active", ProvisionState: "deploy failed", LastError: "Image provisioning failed: checksum mismatch"}
-	if *he != want {
+	if !reflect.DeepEqual(*he, want) {
 		t.Errorf("HostError = %+v\nwant        %+v", *he, want)
 	}
 	for _, s := range []string{`host "host-0"`, "node node-1", `"provisioning"`, "provisioning error", `"active"`, `"deploy failed"`, "checksum mismatch"} {

@@ -354,6 +354,13 @@ func FirmwareDiff(want map[string]string, b *BIOS) map[string]string {
 // verb and Ironic's last_error. retries bounds how often a failed
 // servicing is retried.
 func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) error {
+	if err := m.serviceFirmware(ctx, h, retries); err != nil {
+		return m.withHistory(ctx, err)
+	}
+	return nil
+}
+
+func (m *Machine) serviceFirmware(ctx context.Context, h *Host, retries int) error {
 	svc, ok := m.Prov.(Servicer)
 	if !ok {
 		return m.hostError(h, StepResult{}, ErrServicingUnsupported)
@@ -361,6 +368,7 @@ func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) err
 	since := m.now()
 	failures := 0
 	pending := true
+	var st stepClock
 	for {
 		if err := ctx.Err(); err != nil {
 			return m.waitError(h, StepResult{Result: Result{Verb: "service"}}, since, err)
@@ -368,6 +376,7 @@ func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) err
 		retrying := h.Status.ErrorType == ServicingError
 		res, started, err := svc.Service(ctx, h, retrying)
 		r := StepResult{Result: res}
+		st.observe(m.currentStep(h), m.now())
 		var d time.Duration
 		switch {
 		case errors.Is(err, ErrServicingUnsupported):
@@ -409,10 +418,10 @@ func (m *Machine) ServiceFirmware(ctx context.Context, h *Host, retries int) err
 		default:
 			d = requeueFor(res)
 		}
-		m.log(ctx, "waiting for servicing", map[string]any{
+		m.log(ctx, "waiting for servicing", st.fields(m.now(), map[string]any{
 			"host": h.Spec.Name, "id": h.Status.ID, "provision_state": res.ProvisionState,
 			"waited": m.now().Sub(since).String(), "next_check": d.String(),
-		})
+		}))
 		if err := m.waiter().Wait(ctx, h.Status.ID, d); err != nil {
 			return m.waitError(h, r, since, err)
 		}

@@ -289,6 +289,9 @@ func (p *pass) handlePoweringOffBeforeDelete(ctx context.Context) StepResult {
 
 // handleDeleting deletes the node (CTL BareMetalHostReconciler.actionDeleting).
 func (p *pass) handleDeleting(ctx context.Context) StepResult {
+	if r, stop := p.abortForDelete(ctx); stop {
+		return r
+	}
 	res, err := p.m.Prov.Delete(ctx, p.h)
 	p.last = res
 	switch {

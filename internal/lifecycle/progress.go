@@ -95,22 +95,13 @@ func (l *progressLog) format(msg string, f map[string]any) string {
 		if ps := str("provision_state"); ps != "" {
 			what += ", provision state " + ps
 		}
-		key := host + "|" + what + "|" + str("state")
-		l.mu.Lock()
-		now := l.now()
-		repeat := key == l.lastWait && now.Sub(l.waitAt) < progressEvery
-		if !repeat {
-			l.lastWait, l.waitAt = key, now
+		if step := str("step"); step != "" {
+			// The key leaves out how long the step has run: a new step
+			// is a new line at once, the same one every progressEvery.
+			key := what + ", step " + step
+			return l.waitLine(host, key, key+" for "+roundDuration(str("step_running")), str("state"), str("waited"))
 		}
-		l.mu.Unlock()
-		if repeat {
-			return ""
-		}
-		s := fmt.Sprintf("%s: waiting (%s)", host, what)
-		if w := roundDuration(str("waited")); w != "" && w != "0s" {
-			s += ", " + w + " so far"
-		}
-		return s
+		return l.waitLine(host, what, what, str("state"), str("waited"))
 	case "delayed by the capacity gate":
 		return fmt.Sprintf("%s: waiting for a provisioning slot (%s of %s busy, %s queued)", host, str("busy"), str("limit"), str("queued"))
 	case "retrying after a failure", "retrying servicing after a failure":
@@ -132,6 +123,27 @@ func (l *progressLog) format(msg string, f map[string]any) string {
 	s := host + ": " + msg
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s
+}
+
+// waitLine is the progress line of a wait on what ("" while the same wait,
+// by key, was reported less than progressEvery ago).
+func (l *progressLog) waitLine(host, key, what, state, waited string) string {
+	key = host + "|" + key + "|" + state
+	l.mu.Lock()
+	now := l.now()
+	repeat := key == l.lastWait && now.Sub(l.waitAt) < progressEvery
+	if !repeat {
+		l.lastWait, l.waitAt = key, now
+	}
+	l.mu.Unlock()
+	if repeat {
+		return ""
+	}
+	s := fmt.Sprintf("%s: waiting (%s)", host, what)
+	if w := roundDuration(waited); w != "" && w != "0s" {
+		s += ", " + w + " so far"
 	}
 	return s
 }

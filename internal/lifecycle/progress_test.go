@@ -73,3 +73,38 @@ func TestWithProgress(t *testing.T) {
 		t.Errorf("lines %q, log %v", lines, e.log.msgs)
 	}
 }
+
+// A wait's progress line names the Ironic step and how long it has run; a
+// new step is a new line at once, the same step again only after
+// progressEvery.
+func TestProgressNamesTheStep(t *testing.T) {
+	now := time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC)
+	l := &progressLog{send: func(string) {}, now: func() time.Time { return now }}
+	wait := func(step, running, waited string) string {
+		f := map[string]any{"host": "h1", "state": "provisioning", "verb": "active",
+			"provision_state": "wait call-back", "waited": waited}
+		if step != "" {
+			f["step"], f["step_running"] = step, running
+		}
+		return l.format("waiting", f)
+	}
+	for i, tc := range []struct {
+		advance               time.Duration
+		step, running, waited string
+		want                  string
+	}{
+		{0, "", "", "1s", "h1: waiting (Ironic active, provision state wait call-back), 1s so far"},
+		{time.Second, "deploy.deploy", "0s", "2s",
+			"h1: waiting (Ironic active, provision state wait call-back, step deploy.deploy for 0s), 2s so far"},
+		{10 * time.Second, "deploy.deploy", "10s", "12s", ""},
+		{time.Second, "deploy.write_image", "1.2s", "13s",
+			"h1: waiting (Ironic active, provision state wait call-back, step deploy.write_image for 1s), 13s so far"},
+		{progressEvery, "deploy.write_image", "16.2s", "28s",
+			"h1: waiting (Ironic active, provision state wait call-back, step deploy.write_image for 16s), 28s so far"},
+	} {
+		now = now.Add(tc.advance)
+		if got := wait(tc.step, tc.running, tc.waited); got != tc.want {
+			t.Errorf("%d: line %q, want %q", i, got, tc.want)
+		}
+	}
+}

@@ -109,6 +109,23 @@ type Observation struct {
 	OnlineSetting string
 	// Boot is what the node's agent ramdisk boots with (boot.go).
 	Boot BootObservation
+	// CurrentStep is the clean, deploy or service step Ironic runs on the
+	// node, as interface.step ("deploy.write_image"), "" when none.
+	CurrentStep string
+	// ProvisionUpdatedAt is Ironic's provision_updated_at: when the
+	// provision state last changed (zero when Ironic has not said).
+	ProvisionUpdatedAt time.Time
+	// Health is Ironic's node health (API 1.109+, FeatureHealth): what
+	// its conductor last read from the BMC, "OK", "Warning" or "Critical";
+	// "" when Ironic has no health or reports none for the node.
+	Health string
+}
+
+// StepReporter is a Provisioner that knows, without a request, which step
+// Ironic was running on a node when it last read it ("" for none): the
+// wait loop names it in its progress lines.
+type StepReporter interface {
+	CurrentStep(id string) string
 }
 
 // DetachReason is the maintenance reason of a detached host's node (BMO's
@@ -149,10 +166,16 @@ type HostError struct {
 	ErrorType      ErrorType
 	Verb           string
 	ProvisionState string
+	// Step is the Ironic step the node was running ("deploy.write_image").
+	Step string
 	// LastError is Ironic's last_error (or the provisioner's message).
 	LastError string
 	// Err is an underlying Go error (timeout, context cancelled, transport).
 	Err error
+	// History is the node's last Ironic history events, read when the
+	// failure was reported (history.go); HistoryError why they could not be.
+	History      []HistoryEvent
+	HistoryError string
 }
 
 func (e *HostError) Error() string {
@@ -170,13 +193,16 @@ func (e *HostError) Error() string {
 	if e.ProvisionState != "" {
 		msg += fmt.Sprintf(", Ironic provision state %q", e.ProvisionState)
 	}
+	if e.Step != "" {
+		msg += fmt.Sprintf(", Ironic step %q", e.Step)
+	}
 	if e.LastError != "" {
 		msg += fmt.Sprintf(": last_error: %s", e.LastError)
 	}
 	if e.Err != nil {
 		msg += fmt.Sprintf(": %v", e.Err)
 	}
-	return msg
+	return msg + renderHistory(e.History, e.HistoryError)
 }
 
 func (e *HostError) Unwrap() error { return e.Err }

@@ -218,6 +218,12 @@ func (p *pass) initiateDelete(ctx context.Context) bool {
 	if !h.Deleting || h.Status.State == StateDeleted {
 		return false
 	}
+	if h.ForceDelete && h.Status.State != StateDeleting {
+		p.log(ctx, "force delete: no power off nor deprovisioning; the node's running operation is aborted where Ironic allows it, "+
+			"and the node deleted in maintenance", nil)
+		p.next = StateDeleting
+		return true
+	}
 	// Detached hosts skip power off and deprovisioning. BMO then deletes
 	// the node from its own Ironic; here the Ironic is shared, and the
 	// point of detaching is to hand the node on as it is (to another
@@ -255,6 +261,10 @@ func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 	if h.Detached {
 		switch h.Status.State {
 		case StateProvisioned, StateExternallyProvisioned, StateAvailable:
+			// (A provisioned node may wait in servicing or rescue.)
+			if r, stop := p.abortThenDetach(ctx); stop {
+				return r, true
+			}
 			return p.detach(ctx), true
 		case StateDeleting, StateDeleted:
 			// No point in detaching a host that is being deleted.
@@ -262,6 +272,9 @@ func (p *pass) checkDetached(ctx context.Context) (StepResult, bool) {
 			if h.DetachForce {
 				p.log(ctx, "forcing detach of host", nil)
 				return p.detach(ctx), true
+			}
+			if r, stop := p.abortThenDetach(ctx); stop {
+				return r, true
 			}
 			p.log(ctx, "host cannot be detached yet, waiting for the current operation to finish", nil)
 		}

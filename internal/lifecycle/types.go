@@ -269,6 +269,14 @@ type Host struct {
 	// rebootForce: the next hard power off of the reboot is forced past
 	// the node's last_error (see reboot).
 	rebootForce bool
+	// ForceDelete is baremetal_host delete_mode = "force" (BMO's forced
+	// detachment, then delete): the delete skips power off and
+	// deprovisioning, aborts the operation the node waits in where Ironic
+	// allows it, and deletes the node in maintenance.
+	ForceDelete bool
+	// abortSent: a detach (or a force delete) sent Ironic's abort to end the wait the
+	// node was in (abortThenDetach); the next passes detach once it ended.
+	abortSent bool
 	// powerHard makes a power off hard from the start (the host actions'
 	// mode = "hard"), where the state machine goes soft first.
 	powerHard bool

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -187,6 +188,15 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			},
 			"powered_on":   schema.BoolAttribute{Computed: true, Description: "Whether Ironic reports the host powered on."},
 			"last_updated": computedString("When the state machine last changed the host's status (RFC 3339)."),
+			"current_step": computedString("The step Ironic runs on the node, as `interface.step` (`deploy.write_image`, `deploy.erase_devices_metadata`, " +
+				"`bios.apply_configuration`): its `clean_step`, `deploy_step` or `service_step` when the host was last read; empty when Ironic runs none. " +
+				"A host that sits in `clean wait` or `wait call-back` with the same step for long is waiting for its agent."),
+			"last_transition": computedString("When the node's Ironic provision state last changed (RFC 3339): Ironic's `provision_updated_at`, " +
+				"else the last state change the provider saw."),
+			"health": computedString("The hardware health Ironic reports for the node (its `health`, Ironic API 1.109 and later): `OK`, `Warning` " +
+				"or `Critical`, what Ironic's conductor last read from the BMC with the power state (Redfish drivers). Null on an older Ironic, or " +
+				"when Ironic reports none for the node; on an older Ironic the `baremetal_host` and `baremetal_hardware` data sources can read it " +
+				"from the BMC instead (`health_from_bmc`)."),
 		},
 	}
 	addDay2Attributes(resp.Schema.Attributes)
@@ -215,6 +225,7 @@ func (r *hostResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	plan.checkDay2Plan(&state, &resp.Diagnostics)
 	planStateMove(ctx, &plan, &state, resp)
+	planDetachAbort(ctx, &plan, &state, resp)
 	plan.checkPortsDetached(&state, &resp.Diagnostics)
 	checkRAIDChange(ctx, req.Plan, &plan, &state, &resp.Diagnostics)
 }
@@ -353,6 +364,14 @@ func (r *hostResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	h := &lifecycle.Host{Spec: spec, Status: state.status(), Deleting: true}
 	state.applyDay2(h)
 	h.Status.GoodCredentials = spec.BMC.CredentialsVersion
+	if h.ForceDelete = state.DeleteMode.ValueString() == "force"; h.ForceDelete {
+		if obs := r.machine().Snapshot(ctx, h); obs != nil {
+			if err := lifecycle.ForceDeleteRefused(*obs); err != nil {
+				resp.Diagnostics.AddAttributeError(path.Root("delete_mode"), "Force delete of host "+spec.Name+" refused", err.Error())
+				return
+			}
+		}
+	}
 	if err := r.machine().Sync(ctx, h); err != nil {
 		if isNotRegistered(err) {
 			return // already gone

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -55,6 +56,9 @@ type hostModel struct {
 	ErrorCount        types.Int64  `tfsdk:"error_count"`
 	PoweredOn         types.Bool   `tfsdk:"powered_on"`
 	LastUpdated       types.String `tfsdk:"last_updated"`
+	CurrentStep       types.String `tfsdk:"current_step"`
+	LastTransition    types.String `tfsdk:"last_transition"`
+	Health            types.String `tfsdk:"health"`
 	RAIDConfig        types.String `tfsdk:"raid_config"`
 
 	hostDay2Model
@@ -250,11 +254,17 @@ func (m *hostModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observation) {
 	m.PoweredOn = types.BoolValue(h.Status.PoweredOn)
 	m.LastUpdated = types.StringValue(timeString(h.Status.LastUpdated))
 	m.IronicState = types.StringValue("")
+	m.CurrentStep = types.StringValue("")
+	m.Health = types.StringNull()
+	m.LastTransition = types.StringValue(timeString(lastTransition(h.Status.OperationHistory, nil)))
 	if m.RAIDConfig.IsUnknown() {
 		m.RAIDConfig = types.StringValue("")
 	}
 	if obs != nil && obs.Exists {
 		m.IronicState = types.StringValue(obs.ProvisionState)
+		m.CurrentStep = types.StringValue(obs.CurrentStep)
+		m.Health = tfglue.NullableString(obs.Health)
+		m.LastTransition = types.StringValue(timeString(lastTransition(h.Status.OperationHistory, obs)))
 		m.RAIDConfig = types.StringValue(obs.RAIDConfig)
 		if obs.PoweredOn != nil {
 			m.PoweredOn = types.BoolValue(*obs.PoweredOn)
@@ -263,6 +273,21 @@ func (m *hostModel) setStatus(h *lifecycle.Host, obs *lifecycle.Observation) {
 			m.LastUpdated = types.StringValue(timeString(obs.UpdatedAt))
 		}
 	}
+}
+
+// lastTransition is Ironic's provision_updated_at when obs has it, else
+// the last state change the state machine recorded (zero: none).
+func lastTransition(history map[lifecycle.State]time.Time, obs *lifecycle.Observation) time.Time {
+	if obs != nil && !obs.ProvisionUpdatedAt.IsZero() {
+		return obs.ProvisionUpdatedAt
+	}
+	var last time.Time
+	for _, t := range history {
+		if t.After(last) {
+			last = t
+		}
+	}
+	return last
 }
 
 // status rebuilds the lifecycle status that the state holds.

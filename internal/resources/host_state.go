@@ -98,6 +98,31 @@ func planStateMove(ctx context.Context, plan, state *hostModel, resp *resource.M
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ironic_state"), types.StringValue(end))...)
 }
 
+// planDetachAbort is ModifyPlan's word on a detach of a host whose node
+// waits for its agent or BMC: the apply aborts that wait, so the plan says
+// where the node settles (ironic_state) and warns, naming the API version
+// the abort needs where Ironic has one.
+func planDetachAbort(ctx context.Context, plan, state *hostModel, resp *resource.ModifyPlanResponse) {
+	if !plan.Detached.ValueBool() || state.Detached.ValueBool() {
+		return
+	}
+	from := state.IronicState.ValueString()
+	wait, ok := lifecycle.AbortableWaits[from]
+	if !ok {
+		return
+	}
+	detail := fmt.Sprintf("Ironic node %s waits in %q (current step %q since %s). To detach it, this apply sends Ironic's abort, "+
+		"so the node settles in %q, then puts it in maintenance. Re-attaching it later runs the aborted operation again.",
+		state.ID.ValueString(), from, state.CurrentStep.ValueString(), state.LastTransition.ValueString(), wait.Settles)
+	if need, gated := wait.Needs(); gated {
+		detail += fmt.Sprintf(" Ironic accepts this abort from API %s on; an older Ironic refuses it, and the apply "+
+			"then fails without writing anything (wait for the operation to end instead).", need.Microversion())
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("detached"),
+		fmt.Sprintf("Detaching host %s aborts its %s", plan.Name.ValueString(), from), detail)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ironic_state"), types.StringValue(wait.Settles))...)
+}
+
 // readDesiredState fills an unset desired_state (an import, or a state
 // written before the attribute existed) from the node's provision state.
 func (m *hostModel) readDesiredState(obs lifecycle.Observation) {

@@ -11,3 +11,12 @@ data "baremetal_hosts" "free_workers" {
 output "free_worker_names" {
   value = data.baremetal_hosts.free_workers.names
 }
+
+# Hosts whose BMC reports a failed component (Ironic API 1.109 and later).
+data "baremetal_hosts" "critical" {
+  health = "Critical"
+}
+
+output "critical_hosts" {
+  value = data.baremetal_hosts.critical.names
+}

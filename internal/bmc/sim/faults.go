@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -50,21 +51,30 @@ type Faults struct {
 	// (and a PATCH inserting an image) fail with HTTP 500 and this message,
 	// leaving the device as it was.
 	MediaFailure string `json:"media_failure,omitempty"`
+	// DriveHealth sets the Redfish Status.Health of the system's drives,
+	// by drive name ("sda": "Critical"); FanHealth that of the chassis'
+	// fan (Chassis/{id}/Thermal, Fans[0]). Either rolls up into the
+	// System's and the Chassis' Status.HealthRollup, the worst of OK,
+	// Warning and Critical, as a failed drive or fan does on a real BMC.
+	DriveHealth map[string]string `json:"drive_health,omitempty"`
+	FanHealth   string            `json:"fan_health,omitempty"`
 }
 
 type faultsJSON struct {
-	WrongCredentials bool   `json:"wrong_credentials,omitempty"`
-	ErrorBurst       int    `json:"error_burst,omitempty"`
-	ErrorStatus      int    `json:"error_status,omitempty"`
-	DelayMS          int64  `json:"delay_ms,omitempty"`
-	PowerStuck       bool   `json:"power_stuck,omitempty"`
-	Unreachable      bool   `json:"unreachable,omitempty"`
-	UpdateFailure    string `json:"update_failure,omitempty"`
-	UpdateTaskPolls  int    `json:"update_task_polls,omitempty"`
-	UpdateAtBoot     bool   `json:"update_at_boot,omitempty"`
-	PowerOffAfter    bool   `json:"power_off_after_update,omitempty"`
-	RefuseUpdates    bool   `json:"refuse_updates,omitempty"`
-	MediaFailure     string `json:"media_failure,omitempty"`
+	WrongCredentials bool              `json:"wrong_credentials,omitempty"`
+	ErrorBurst       int               `json:"error_burst,omitempty"`
+	ErrorStatus      int               `json:"error_status,omitempty"`
+	DelayMS          int64             `json:"delay_ms,omitempty"`
+	PowerStuck       bool              `json:"power_stuck,omitempty"`
+	Unreachable      bool              `json:"unreachable,omitempty"`
+	UpdateFailure    string            `json:"update_failure,omitempty"`
+	UpdateTaskPolls  int               `json:"update_task_polls,omitempty"`
+	UpdateAtBoot     bool              `json:"update_at_boot,omitempty"`
+	PowerOffAfter    bool              `json:"power_off_after_update,omitempty"`
+	RefuseUpdates    bool              `json:"refuse_updates,omitempty"`
+	MediaFailure     string            `json:"media_failure,omitempty"`
+	DriveHealth      map[string]string `json:"drive_health,omitempty"`
+	FanHealth        string            `json:"fan_health,omitempty"`
 }
 
 // MarshalJSON writes Delay as delay_ms (milliseconds).
@@ -74,6 +84,7 @@ func (f Faults) MarshalJSON() ([]byte, error) {
 		DelayMS: f.Delay.Milliseconds(), PowerStuck: f.PowerStuck, Unreachable: f.Unreachable,
 		UpdateFailure: f.UpdateFailure, UpdateTaskPolls: f.UpdateTaskPolls, UpdateAtBoot: f.UpdateAtBoot,
 		PowerOffAfter: f.PowerOffAfterUpdate, RefuseUpdates: f.RefuseUpdates, MediaFailure: f.MediaFailure,
+		DriveHealth: f.DriveHealth, FanHealth: f.FanHealth,
 	})
 }
 
@@ -88,6 +99,7 @@ func (f *Faults) UnmarshalJSON(b []byte) error {
 		Delay: time.Duration(j.DelayMS) * time.Millisecond, PowerStuck: j.PowerStuck, Unreachable: j.Unreachable,
 		UpdateFailure: j.UpdateFailure, UpdateTaskPolls: j.UpdateTaskPolls, UpdateAtBoot: j.UpdateAtBoot,
 		PowerOffAfterUpdate: j.PowerOffAfter, RefuseUpdates: j.RefuseUpdates, MediaFailure: j.MediaFailure,
+		DriveHealth: j.DriveHealth, FanHealth: j.FanHealth,
 	}
 	return nil
 }
@@ -140,4 +152,49 @@ func dropConnection(w http.ResponseWriter) {
 		panic(http.ErrAbortHandler)
 	}
 	_ = conn.Close()
+}
+
+// healthRank orders Redfish health values; anything else counts as OK.
+var healthRank = map[string]int{"OK": 0, "Warning": 1, "Critical": 2}
+
+// driveHealth is the Status.Health of the system's drive (OK unless a
+// fault says otherwise).
+func (f Faults) driveHealth(drive string) string {
+	for name, h := range f.DriveHealth {
+		if strings.EqualFold(name, drive) && h != "" {
+			return h
+		}
+	}
+	return "OK"
+}
+
+// fanHealth is the Status.Health of the chassis' fan.
+func (f Faults) fanHealth() string {
+	if f.FanHealth == "" {
+		return "OK"
+	}
+	return f.FanHealth
+}
+
+// healthRollup is the worst health of the system's drives and fan: its
+// System's and Chassis' Status.HealthRollup.
+func (f Faults) healthRollup() string {
+	worst := f.fanHealth()
+	for _, h := range f.DriveHealth {
+		if healthRank[h] > healthRank[worst] {
+			worst = h
+		}
+	}
+	return worst
+}
+
+// statusOf is a resource's Status with Health h.
+func statusOf(h string) map[string]any { return map[string]any{"State": "Enabled", "Health": h} }
+
+// rollupStatus is a System's or Chassis' Status: its own Health OK and
+// HealthRollup what its components say.
+func rollupStatus(f Faults) map[string]any {
+	st := status()
+	st["HealthRollup"] = f.healthRollup()
+	return st
 }

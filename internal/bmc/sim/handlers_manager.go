@@ -147,8 +147,31 @@ func (s *Server) handleChassis(w http.ResponseWriter, r *http.Request) {
 			"SerialNumber": p.SerialNumber,
 			"SKU":          p.SKU,
 			"PowerState":   sys.power,
-			"Status":       status(),
+			"Status":       rollupStatus(sys.faults),
+			"Thermal":      link(v1 + "/Chassis/" + sys.id + "/Thermal"),
 			"Links":        chassisLinks,
+		}
+	})
+}
+
+// handleThermal is the chassis' Thermal resource: one fan, whose health
+// is Faults.FanHealth.
+func (s *Server) handleThermal(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, func(sys *system) any {
+		if sys.isEnclosure(r.PathValue("id")) {
+			return nil
+		}
+		u := v1 + "/Chassis/" + sys.id + "/Thermal"
+		return map[string]any{
+			"@odata.id":   u,
+			"@odata.type": "#Thermal.v1_7_0.Thermal",
+			"Id":          "Thermal",
+			"Name":        "Thermal",
+			"Fans": []map[string]any{{
+				"@odata.id": u + "#/Fans/0", "MemberId": "0", "Name": "Fan1",
+				"Reading": 5600, "ReadingUnits": "RPM", "Status": statusOf(sys.faults.fanHealth()),
+			}},
+			"Fans@odata.count": 1,
 		}
 	})
 }

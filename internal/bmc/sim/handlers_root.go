@@ -60,6 +60,7 @@ func (s *Server) routes() {
 
 	m.HandleFunc("GET /redfish/v1/Chassis", s.handleChassisCollection)
 	m.HandleFunc("GET /redfish/v1/Chassis/{id}", s.handleChassis)
+	m.HandleFunc("GET /redfish/v1/Chassis/{id}/Thermal", s.handleThermal)
 	m.HandleFunc("GET /redfish/v1/Chassis/{id}/Drives/{drive}", s.handleDrive)
 
 	m.HandleFunc("GET /redfish/v1/Registries", s.handleRegistries)

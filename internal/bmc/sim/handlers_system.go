@@ -61,7 +61,7 @@ func (s *Server) handleSystem(w http.ResponseWriter, r *http.Request) {
 			"BiosVersion":  sys.roleVersion("BIOS"),
 			"PowerState":   sys.power,
 			"IndicatorLED": "Off",
-			"Status":       status(),
+			"Status":       rollupStatus(sys.faults),
 			"Boot": map[string]any{
 				"BootSourceOverrideTarget":                         sys.boot.Target,
 				"BootSourceOverrideEnabled":                        sys.boot.Enabled,
@@ -395,7 +395,7 @@ func (s *Server) handleDrive(w http.ResponseWriter, r *http.Request) {
 				"SerialNumber":  d.Serial,
 				"MediaType":     media,
 				"Protocol":      protocol,
-				"Status":        status(),
+				"Status":        statusOf(sys.faults.driveHealth(d.Name)),
 			}
 			if d.Rotational {
 				body["RotationSpeedRPM"] = 7200

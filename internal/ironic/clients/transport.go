@@ -381,8 +381,10 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	// Hand the caller a response tied to its own request.
+	// Hand the caller a response tied to its own request, an error
+	// naming Ironic's request id.
 	resp.Request = req
+	withRequestID(resp)
 	return resp, nil
 }
 
@@ -486,6 +488,9 @@ func (t *loggingTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		fields["error"] = err.Error()
 	} else {
 		fields["status"] = resp.StatusCode
+		if id := RequestID(resp.Header); id != "" {
+			fields["request_id"] = id
+		}
 	}
 	tflog.Trace(ctx, "Ironic API request", fields)
 	return resp, err

@@ -64,6 +64,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/allocations/{id}", s.getAllocation)
 	s.mux.HandleFunc("DELETE /v1/allocations/{id}", s.deleteAllocation)
 	s.deployTemplateRoutes()
+	s.historyRoutes()
 }
 
 // withNode resolves {id} (UUID or name) or answers 404 as Ironic does.
@@ -82,7 +83,7 @@ func (s *Server) withNode(h func(http.ResponseWriter, *http.Request, *nodes.Node
 // view is the node as the API shows it: settled if Settle is on, with
 // passwords masked (Ironic never returns them).
 func (s *Server) view(n *nodes.Node) nodes.Node {
-	if s.Settle {
+	if s.Settle && s.settleNow(n) {
 		s.complete(n)
 	}
 	v := *n
@@ -110,7 +111,16 @@ func (s *Server) view(n *nodes.Node) nodes.Node {
 }
 
 func (s *Server) getNode(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
-	WriteJSON(w, http.StatusOK, s.view(n))
+	WriteJSON(w, http.StatusOK, s.versioned(r, s.view(n)))
+}
+
+// versioned is a node view as the request's microversion shows it: no
+// health before 1.109.
+func (s *Server) versioned(r *http.Request, v nodes.Node) nodes.Node {
+	if compare(s.microversion(r), "1.109") < 0 {
+		v.Health = ""
+	}
+	return v
 }
 
 func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
@@ -126,7 +136,7 @@ func (s *Server) listNodes(w http.ResponseWriter, r *http.Request) {
 		if v := q.Get("maintenance"); v != "" && fmt.Sprint(n.Maintenance) != v {
 			continue
 		}
-		out = append(out, s.view(n))
+		out = append(out, s.versioned(r, s.view(n)))
 	}
 	slices.SortFunc(out, func(a, b nodes.Node) int { return strings.Compare(a.UUID, b.UUID) })
 	WriteJSON(w, http.StatusOK, map[string]any{"nodes": out})
@@ -378,7 +388,11 @@ func transitionFor(state, verb string) (transition, bool) {
 		case "clean wait":
 			return sync("clean failed"), true
 		case "wait call-back":
-			return sync("deploy failed"), true
+			return sync("deploy failed"), true // API 1.110+ (provision checks)
+		case "rescue wait":
+			return sync("rescue failed"), true
+		case "service wait":
+			return sync("service failed"), true // API 1.87+
 		}
 	}
 	return transition{}, false
@@ -400,13 +414,20 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 	if !decode(w, r, &body) {
 		return
 	}
-	if n.TargetProvisionState != "" {
+	waiting := strings.HasSuffix(n.ProvisionState, " wait") || n.ProvisionState == "wait call-back"
+	if n.TargetProvisionState != "" && !(body.Target == "abort" && waiting) {
+		// (A node waiting for its agent holds no lock: abort ends the wait.)
 		WriteError(w, http.StatusConflict, fmt.Sprintf("Node %s is locked by host fake-conductor, please retry after the current operation is completed.", n.UUID))
 		return
 	}
 	tr, ok := transitionFor(n.ProvisionState, body.Target)
 	if !ok {
 		WriteError(w, http.StatusBadRequest, fmt.Sprintf("The requested action \"%s\" can not be performed on node \"%s\" while it is in state \"%s\".", body.Target, n.UUID, n.ProvisionState))
+		return
+	}
+	if body.Target == "abort" && ((n.ProvisionState == "wait call-back" && compare(s.microversion(r), "1.110") < 0) ||
+		(n.ProvisionState == "service wait" && compare(s.microversion(r), "1.87") < 0)) {
+		WriteError(w, http.StatusBadRequest, fmt.Sprintf("The requested action \"abort\" can not be performed on node \"%s\" while it is in state \"%s\".", n.UUID, n.ProvisionState))
 		return
 	}
 	if body.Target == "clean" && len(body.CleanSteps) == 0 {
@@ -435,12 +456,42 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 	n.LastError = ""
 	n.ProvisionState = tr.working
 	n.ProvisionUpdatedAt = s.now()
+	n.CleanStep, n.DeployStep, n.ServiceStep = nil, nil, nil
+	if body.Target == "abort" {
+		n.TargetProvisionState = ""
+		delete(s.pending, n.UUID)
+		delete(s.pendingVerb, n.UUID)
+		delete(s.pendSteps, n.UUID)
+		s.record(n, "ERROR", "provisioning", "Operation aborted by request", s.now())
+		defer func() { n.LastError = "By request, the operation was aborted" }() // (Ironic 21.4: "By request, the clean operation was aborted")
+	}
 	if tr.working != tr.end {
+		firstStep(n, body.Target, body.CleanSteps, body.ServiceSteps)
 		n.TargetProvisionState = tr.target
 		s.pending[n.UUID] = pending{end: tr.end, fail: tr.fail}
 		s.pendingVerb[n.UUID] = body.Target
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// firstStep shows the step a running verb starts with, as the conductor
+// does in clean_step, deploy_step or service_step: the first step asked
+// for, erase_devices_metadata for automated cleaning, deploy.deploy for a
+// deployment. Tests move a node on to later steps with UpdateNode.
+func firstStep(n *nodes.Node, verb string, clean, service []map[string]any) {
+	step := func(steps []map[string]any) map[string]any {
+		return map[string]any{"interface": steps[0]["interface"], "step": steps[0]["step"], "priority": 0, "args": map[string]any{}}
+	}
+	switch {
+	case verb == "clean" && len(clean) > 0:
+		n.CleanStep = step(clean)
+	case verb == "service" && len(service) > 0:
+		n.ServiceStep = step(service)
+	case verb == "provide":
+		n.CleanStep = map[string]any{"interface": "deploy", "step": "erase_devices_metadata", "priority": 99, "args": map[string]any{}}
+	case verb == "active" || verb == "rebuild":
+		n.DeployStep = map[string]any{"interface": "deploy", "step": "deploy", "priority": 100, "args": map[string]any{}}
+	}
 }
 
 // complete finishes the node's running provision or power operation.
@@ -454,9 +505,13 @@ func (s *Server) complete(n *nodes.Node) {
 		delete(s.pendingVerb, n.UUID)
 		n.TargetProvisionState = ""
 		n.ProvisionUpdatedAt = s.now()
+		// Ironic empties the step fields when the operation ends
+		// (conductor utils: the error handlers and the last step).
+		n.CleanStep, n.DeployStep, n.ServiceStep = map[string]any{}, map[string]any{}, map[string]any{}
 		if msg, fail := s.failNext[n.UUID]; fail {
 			delete(s.failNext, n.UUID)
 			n.ProvisionState, n.LastError = p.fail, msg
+			s.record(n, "ERROR", historyTypes[verb], msg, s.now())
 		} else {
 			n.ProvisionState = p.end
 			s.succeeded(n, verb)

@@ -57,6 +57,8 @@ type Request struct {
 	Microversion string
 	Body         string
 	Status       int
+	// RequestID is the OpenStack-Request-Id the fake answered with.
+	RequestID string
 }
 
 func (r Request) String() string { return r.Method + " " + r.Path }
@@ -88,6 +90,10 @@ type Server struct {
 	// Settle moves a working node to its end state when it is next read
 	// (default true); false leaves it until Finish.
 	Settle bool
+	// WorkingReads keeps a running provision operation going for that
+	// many API reads of its node before Settle completes it (0: the
+	// first read), so that clients see its working state and step.
+	WorkingReads int
 	// AllocatingReads keeps a new allocation "allocating" for that many
 	// reads before a node is picked (0: picked at once).
 	AllocatingReads int
@@ -117,9 +123,12 @@ type Server struct {
 	templates   map[string]*DeployTemplate    // deploy templates by UUID (deploytemplates.go)
 	bootDevices map[string][]BootDevice       // node -> boot devices set (management.go)
 	vmedia      map[string]Media              // node -> CD virtual media (vmedia.go)
+	history     map[string][]HistoryEvent     // node -> its history (history.go)
 	faults      []*Fault
 	requests    []Request
 	seq         int
+	reqSeq      int
+	reads       map[string]int // node -> API reads since its operation started (WorkingReads)
 	now         func() time.Time
 }
 
@@ -146,6 +155,8 @@ func New(t testing.TB) *Server {
 		pending:         map[string]pending{},
 		pendingVerb:     map[string]string{},
 		allocating:      map[string]int{},
+		history:         map[string][]HistoryEvent{},
+		reads:           map[string]int{},
 		now:             time.Now,
 	}
 	s.routes()
@@ -254,6 +265,21 @@ func (s *Server) Node(ident string) (nodes.Node, bool) {
 		s.complete(n) // a read, as through the API
 	}
 	return *n, true
+}
+
+// settleNow counts an API read of n and says whether its running
+// operation may complete (WorkingReads); call with s.Lock held.
+func (s *Server) settleNow(n *nodes.Node) bool {
+	if _, ok := s.pending[n.UUID]; !ok || s.WorkingReads <= 0 {
+		delete(s.reads, n.UUID)
+		return true
+	}
+	s.reads[n.UUID]++
+	if s.reads[n.UUID] <= s.WorkingReads {
+		return false
+	}
+	delete(s.reads, n.UUID)
+	return true
 }
 
 // MustNode is Node that fails the test when there is no such node.
@@ -420,11 +446,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 
 	s.Lock.Lock()
+	s.reqSeq++ // a request id as oslo.middleware names every request (not from seq: tests know the UUIDs)
+	reqID := fmt.Sprintf("req-00000000-0000-4000-9000-%012d", s.reqSeq)
 	defer func() {
 		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-			Microversion: mv, Body: string(body), Status: rec.status})
+			Microversion: mv, Body: string(body), Status: rec.status, RequestID: reqID})
 		s.Lock.Unlock()
 	}()
+	w.Header().Set("OpenStack-Request-Id", reqID) // Ironic 21.4's header (not oslo's X-OpenStack-Request-Id)
 	w.Header().Set("X-OpenStack-Ironic-API-Minimum-Version", s.MinMicroversion)
 	w.Header().Set("X-OpenStack-Ironic-API-Maximum-Version", s.MaxMicroversion)
 	if mv != "" && mv != "latest" && (compare(mv, s.MinMicroversion) < 0 || compare(mv, s.MaxMicroversion) > 0) {

@@ -71,7 +71,7 @@ func TestFakeFeatureGates(t *testing.T) {
 			})
 		}
 	}
-	conn, _ := fakeAt(t, "1.99")
+	conn, _ := fakeAt(t, "1.110")
 	if conn.Microversion != lifecycle.NewestMicroversion() {
 		t.Fatalf("negotiated %s with a newer Ironic, want the newest the provider knows, %s", conn.Microversion, lifecycle.NewestMicroversion())
 	}

@@ -19,20 +19,21 @@ type Feature int
 
 // The features, oldest first.
 const (
-	FeatureConductors      Feature = iota // GET /v1/conductors
-	FeatureAllocations                    // allocation API
-	FeatureConfigDriveJSON                // config drive as a JSON object
-	FeatureNetworkData                    // node network_data
-	FeatureBIOSRegistry                   // GET /bios?detail=True registry fields
-	FeatureInventory                      // GET /v1/nodes/{id}/inventory
-	FeatureShard                          // node shard
-	FeatureParentNode                     // node parent_node (child nodes)
-	FeatureFirmware                       // firmware interface and components
-	FeatureServicing                      // service provision verb
-	FeatureVirtualMedia                   // POST/DELETE /v1/nodes/{id}/vmedia
-	FeatureVirtualMediaGet                // GET /v1/nodes/{id}/vmedia
-	FeatureDisablePowerOff                // node disable_power_off
-	FeatureOCI                            // oci:// images (Ironic 2025.1's API maximum)
+	FeatureConductors       Feature = iota // GET /v1/conductors
+	FeatureAllocations                     // allocation API
+	FeatureConfigDriveJSON                 // config drive as a JSON object
+	FeatureNetworkData                     // node network_data
+	FeatureBIOSRegistry                    // GET /bios?detail=True registry fields
+	FeatureInventory                       // GET /v1/nodes/{id}/inventory
+	FeatureShard                           // node shard
+	FeatureParentNode                      // node parent_node (child nodes)
+	FeatureFirmware                        // firmware interface and components
+	FeatureServicing                       // service provision verb
+	FeatureVirtualMedia                    // POST/DELETE /v1/nodes/{id}/vmedia
+	FeatureVirtualMediaGet                 // GET /v1/nodes/{id}/vmedia
+	FeatureDisablePowerOff                 // node disable_power_off
+	FeatureOCI                             // oci:// images (Ironic 2025.1's API maximum)
+	FeaturePortGroupPhysnet                // port group physical_network (Ironic 2025.2)
 	featureCount
 )
 
@@ -40,20 +41,21 @@ var featureTable = [featureCount]struct {
 	minor int
 	what  string
 }{
-	FeatureConductors:      {49, "the conductor list"},
-	FeatureAllocations:     {52, "allocations"},
-	FeatureConfigDriveJSON: {56, "the config drive as JSON"},
-	FeatureNetworkData:     {66, "the node's network_data"},
-	FeatureBIOSRegistry:    {74, "the BIOS registry"},
-	FeatureInventory:       {81, "the inventory API"},
-	FeatureShard:           {82, "shard"},
-	FeatureParentNode:      {83, "parent_node"},
-	FeatureFirmware:        {86, "the firmware interface"},
-	FeatureServicing:       {87, "servicing"},
-	FeatureVirtualMedia:    {89, "the virtual media API"},
-	FeatureVirtualMediaGet: {93, "reading virtual media"},
-	FeatureDisablePowerOff: {95, "disable_power_off"},
-	FeatureOCI:             {96, "oci:// images"},
+	FeatureConductors:       {49, "the conductor list"},
+	FeatureAllocations:      {52, "allocations"},
+	FeatureConfigDriveJSON:  {56, "the config drive as JSON"},
+	FeatureNetworkData:      {66, "the node's network_data"},
+	FeatureBIOSRegistry:     {74, "the BIOS registry"},
+	FeatureInventory:        {81, "the inventory API"},
+	FeatureShard:            {82, "shard"},
+	FeatureParentNode:       {83, "parent_node"},
+	FeatureFirmware:         {86, "the firmware interface"},
+	FeatureServicing:        {87, "servicing"},
+	FeatureVirtualMedia:     {89, "the virtual media API"},
+	FeatureVirtualMediaGet:  {93, "reading virtual media"},
+	FeatureDisablePowerOff:  {95, "disable_power_off"},
+	FeatureOCI:              {96, "oci:// images"},
+	FeaturePortGroupPhysnet: {102, "a port group's physical_network"},
 }
 
 // Minor is the minor version (of API 1.x) that introduced f.

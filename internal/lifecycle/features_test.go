@@ -24,7 +24,7 @@ func TestFeatureRequire(t *testing.T) {
 			t.Errorf("%+v: %q, want %q", tc.api, got, tc.want)
 		}
 	}
-	if lifecycle.NewestMicroversion() != lifecycle.FeatureOCI.Microversion() {
+	if lifecycle.NewestMicroversion() != lifecycle.FeaturePortGroupPhysnet.Microversion() {
 		t.Fatalf("newest %s", lifecycle.NewestMicroversion())
 	}
 }

@@ -18,7 +18,7 @@ func TestMicroversionNegotiate(t *testing.T) {
 		errHas           []string
 	}{
 		{"1.1", "1.82", "", "1.82", nil},
-		{"1.1", "1.99", "", ClientMaxMicroversion, nil},
+		{"1.1", "1.110", "", ClientMaxMicroversion, nil},
 		{"1.1", "1.96", "", "1.96", nil}, // Ironic 2025.1: its maximum
 		{"1.1", "1.95", "", "1.95", nil},
 		{"1.1", "1.56", "", "1.56", nil},

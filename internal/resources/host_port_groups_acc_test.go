@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim/agent"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
 // ironicPortGroup is a port group as the test reads it from Ironic, with
@@ -229,4 +232,61 @@ func TestAccHostPortGroups_bondDeployed(t *testing.T) {
 			}),
 		},
 	})
+}
+
+// A port group's physical_network on the rig's Ironic: refused at plan,
+// naming API 1.102, on one older than that (2025.1 offers 1.96); on one
+// that has it (2025.2 and later: IRONIC_RELEASE=newest) it is written to
+// Ironic's port group and reads back with no drift.
+func TestAccHostPortGroups_physicalNetwork(t *testing.T) {
+	acctest.PreCheck(t)
+	conn, err := clients.Connect(context.Background(), clients.Config{Endpoint: acctest.Endpoint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, prof, host := acctest.StartSimHost(t, "acc-bond-physnet", bmcUser, "physnet-pass")
+	mac0, mac1 := strings.ToLower(prof.NICs[0].MAC), strings.ToLower(prof.NICs[1].MAC)
+	config := host.WithExtra(fmt.Sprintf(`  ports = [
+    { mac = %[1]q, physical_network = "physnet1" },
+    { mac = %[2]q, physical_network = "physnet1" },
+  ]
+  port_groups = [{
+    name             = "bond0"
+    mode             = "active-backup"
+    physical_network = "physnet1"
+    ports            = [%[1]q, %[2]q]
+  }]
+`, mac0, mac1)).HCL()
+	if !lifecycle.FeaturePortGroupPhysnet.In(conn.MaxMicroversion) {
+		acctest.ParallelTest(t, nil, []resource.TestStep{{
+			Config: config, PlanOnly: true,
+			ExpectError: regexp.MustCompile(`(?s)Ironic too old for a port group's physical_network.*port group "bond0":\s+port_groups.physical_network\s+needs\s+Ironic\s+API\s+microversion\s+1.102\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+` + regexp.QuoteMeta(conn.MaxMicroversion)),
+		}})
+		return
+	}
+	name := host.Name
+	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
+		Config: config,
+		Check: func(*terraform.State) error {
+			n, err := acctest.Node(t, name)
+			if err != nil {
+				return err
+			}
+			var pgs struct {
+				PortGroups []struct {
+					Name            string  `json:"name"`
+					PhysicalNetwork *string `json:"physical_network"`
+				} `json:"portgroups"`
+			}
+			sc := conn.WithMicroversion(lifecycle.FeaturePortGroupPhysnet.Microversion())
+			if _, err := sc.Get(context.Background(), sc.ServiceURL("portgroups", "detail")+"?node="+n.UUID, &pgs, nil); err != nil {
+				return err
+			}
+			if len(pgs.PortGroups) != 1 || pgs.PortGroups[0].PhysicalNetwork == nil || *pgs.PortGroups[0].PhysicalNetwork != "physnet1" {
+				return fmt.Errorf("port groups in Ironic %+v, want bond0 on physnet1", pgs.PortGroups)
+			}
+			t.Logf("Ironic %s: port group %s on physical network %s", conn.MaxMicroversion, pgs.PortGroups[0].Name, *pgs.PortGroups[0].PhysicalNetwork)
+			return nil
+		},
+	}})
 }

@@ -244,9 +244,15 @@ func TestAccHostPortGroups_physicalNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, prof, host := acctest.StartSimHost(t, "acc-bond-physnet", bmcUser, "physnet-pass")
-	mac0, mac1 := strings.ToLower(prof.NICs[0].MAC), strings.ToLower(prof.NICs[1].MAC)
-	config := host.WithExtra(fmt.Sprintf(`  ports = [
+	name := acctest.Name("acc-bond-physnet")
+	mac0, mac1 := acctest.MAC(), acctest.MAC()
+	// fake-hardware all through: no BMC, so that it runs on every release
+	// the rig has.
+	config := fmt.Sprintf(`
+resource "baremetal_host" "test" {
+  name   = %[3]q
+  driver = "fake-hardware"
+  ports = [
     { mac = %[1]q, physical_network = "physnet1" },
     { mac = %[2]q, physical_network = "physnet1" },
   ]
@@ -256,7 +262,8 @@ func TestAccHostPortGroups_physicalNetwork(t *testing.T) {
     physical_network = "physnet1"
     ports            = [%[1]q, %[2]q]
   }]
-`, mac0, mac1)).HCL()
+}
+`, mac0, mac1, name)
 	if !lifecycle.FeaturePortGroupPhysnet.In(conn.MaxMicroversion) {
 		acctest.ParallelTest(t, nil, []resource.TestStep{{
 			Config: config, PlanOnly: true,
@@ -264,7 +271,6 @@ func TestAccHostPortGroups_physicalNetwork(t *testing.T) {
 		}})
 		return
 	}
-	name := host.Name
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{{
 		Config: config,
 		Check: func(*terraform.State) error {

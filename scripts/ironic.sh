@@ -74,6 +74,16 @@
 #                        2023.1 only: later releases inspect by themselves
 #                        (inspect interface "agent"), and `env` prints
 #                        BAREMETAL_TEST_BUILTIN_INSPECTION=1
+#   IRONIC_AUTO_DISCOVERY  1: Ironic enrolls a machine it does not know when
+#                        its agent posts an inventory to /v1/continue_inspection
+#                        ([auto_discovery] enabled; 2025.1 and newest only),
+#                        with driver IRONIC_AUTO_DISCOVERY_DRIVER (fake-hardware)
+#                        and inspect interface agent as the default (so that
+#                        the new node can take the inventory), and an
+#                        inspection rule that names it after its serial number
+#                        and records its BMC address as
+#                        driver_info.redfish_address (see discovery_rule);
+#                        `env` then prints BAREMETAL_TEST_AUTO_DISCOVERY=1
 #   IRONIC_AGENT_CALLBACK_TIMEOUT  seconds Ironic waits for an agent's
 #                        heartbeat in clean wait / wait call-back before it
 #                        fails the node (30: the simulated agent heartbeats
@@ -634,6 +644,19 @@ require_tls = false
 # Under the callback timeout (Ironic warns otherwise).
 max_conductor_wait_step_seconds = 15
 CONF
+    if [ "${IRONIC_AUTO_DISCOVERY:-0}" = 1 ]; then
+      : >"$dir/auto-discovery"
+      cat >>"$dir/agent.conf" <<CONF
+[auto_discovery]
+# A machine whose agent posts an inventory that matches no node becomes a
+# node in enroll, with this driver (Ironic's auto-discovery).
+enabled = true
+driver = ${IRONIC_AUTO_DISCOVERY_DRIVER:-fake-hardware}
+[DEFAULT]
+# The new node needs an inspect interface that takes the agent's inventory.
+default_inspect_interface = agent
+CONF
+    fi
   elif [ "$(inspector)" = 1 ]; then
     cat >>"$dir/agent.conf" <<CONF
 [DEFAULT]
@@ -667,6 +690,28 @@ httpboot_start() {
     sleep 0.25
   done
   log "timed out waiting for the boot HTTP server (no $(http_url)/boot.ipxe)"; return 1
+}
+
+# discovery_rule: on a rig with auto-discovery, the inspection rule (API
+# 1.96) for the nodes Ironic enrolls from unknown machines' inventories
+# (plugin_data auto_discovered): each is named after the machine's serial
+# number (Terraform needs a name) and gets the BMC address the agent
+# reported as driver_info.redfish_address, so that adopting it needs only
+# credentials. Created through the API: Ironic 29.0.5 refuses every
+# built-in rule file ("Additional properties are not allowed ('built_in',
+# 'scope' were unexpected)").
+discovery_rule() {
+  [ -f "$1/auto-discovery" ] || return 0
+  curl -fsS -m 10 -o /dev/null -X POST "http://127.0.0.1:$port/v1/inspection_rules" \
+    -H 'Content-Type: application/json' -H 'X-OpenStack-Ironic-API-Version: 1.96' -d '{
+      "description": "Discovered machines: name from the serial number, BMC address into driver_info",
+      "phase": "main",
+      "conditions": [{"op": "is-true", "args": {"value": "{plugin_data[auto_discovered]}"}}],
+      "actions": [
+        {"op": "set-attribute", "args": {"path": "name", "value": "{inventory[system_vendor][serial_number]}"}},
+        {"op": "set-attribute", "args": {"path": "driver_info/redfish_address", "value": "https://{inventory[bmc_address]}"}}
+      ]}' || { log "creating the auto-discovery inspection rule failed"; return 1; }
+  log "auto-discovery on: unknown machines are enrolled (driver ${IRONIC_AUTO_DISCOVERY_DRIVER:-fake-hardware}) and named after their serial number"
 }
 
 inspector_url() { echo "http://127.0.0.1:${IRONIC_INSPECTOR_PORT:-8451}"; }
@@ -826,6 +871,7 @@ start() {
   # (After the conductor: it writes boot.ipxe at start.)
   httpboot_start "$dir"
   inspector_start "$dir"
+  discovery_rule "$dir"
 }
 
 stop() {
@@ -891,6 +937,8 @@ case "${1:-}" in
        # Ironic 2024.1 and later inspect by themselves (inspect interface
        # agent): the simulated agents post to Ironic.
        if in_folder; then echo "BAREMETAL_TEST_BUILTIN_INSPECTION=1"; fi
+       # Ironic enrolls unknown machines (IRONIC_AUTO_DISCOVERY=1).
+       if [ -f "$(cat "$run/ironic.dir")/auto-discovery" ]; then echo "BAREMETAL_TEST_AUTO_DISCOVERY=1"; fi
        echo "BAREMETAL_TEST_IRONIC_RELEASE=$(release)"
        # Network boot tests chain iPXE from here.
        if running httpboot; then echo "BAREMETAL_TEST_IRONIC_HTTP_URL=$(http_url)"; fi ;;

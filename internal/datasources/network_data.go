@@ -78,6 +78,7 @@ type bondModel struct {
 	linkModel
 	Mode           types.String `tfsdk:"mode"`
 	XmitHashPolicy types.String `tfsdk:"xmit_hash_policy"`
+	Miimon         types.Int64  `tfsdk:"miimon"`
 	Parameters     types.Map    `tfsdk:"parameters"`
 	Links          types.List   `tfsdk:"links"`
 }
@@ -255,10 +256,16 @@ func (d *networkDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 							Optional: true, Description: "Transmit hash policy: `layer2`, `layer2+3`, `layer3+4`, `encap2+3`, `encap3+4` or `vlan+srcmac`.",
 							Validators: []validator.String{stringvalidator.OneOf("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4", "vlan+srcmac")},
 						},
+						"miimon": schema.Int64Attribute{
+							Optional: true, Description: "MII link monitoring interval in milliseconds, rendered as `bond_miimon` " +
+								"(e.g. 100; 0 turns monitoring off). Unset, the instance's bonding driver default.",
+							Validators: []validator.Int64{int64validator.AtLeast(0)},
+						},
 						"parameters": schema.MapAttribute{
 							Optional: true, ElementType: types.StringType,
-							Description: "Further bonding options, rendered as `bond_<key>` (e.g. `miimon = \"100\"`). Values that " +
-								"are integers or `true`/`false` are rendered as JSON numbers and booleans.",
+							Description: "Further bonding options, rendered as `bond_<key>` (e.g. `lacp_rate = \"fast\"`). Values that " +
+								"are integers or `true`/`false` are rendered as JSON numbers and booleans. A key may not " +
+								"override `bond_mode`, `bond_links`, `bond_xmit_hash_policy`, nor `bond_miimon` when `miimon` is set.",
 						},
 						"links": schema.ListAttribute{
 							Required: true, ElementType: types.StringType,
@@ -365,6 +372,10 @@ func (m *networkDataModel) template(ctx context.Context) (networkdata.Template, 
 			bond := networkdata.Bond{
 				ID: id, MTU: mtu, MACAddress: mac, FromHostInterface: from, Mode: b.Mode.ValueString(),
 				XmitHashPolicy: b.XmitHashPolicy.ValueString(), Links: listStrings(ctx, b.Links, &diags),
+			}
+			if !b.Miimon.IsNull() && !b.Miimon.IsUnknown() {
+				n := int(b.Miimon.ValueInt64())
+				bond.Miimon = &n
 			}
 			if !b.Parameters.IsNull() && !b.Parameters.IsUnknown() {
 				var params map[string]string

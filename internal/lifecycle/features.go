@@ -19,24 +19,25 @@ type Feature int
 
 // The features, oldest first.
 const (
-	FeatureConductors      Feature = iota // GET /v1/conductors
-	FeatureAllocations                    // allocation API
-	FeatureConfigDriveJSON                // config drive as a JSON object
-	FeatureNetworkData                    // node network_data
-	FeatureBIOSRegistry                   // GET /bios?detail=True registry fields
-	FeatureHistory                        // GET /v1/nodes/{id}/history
-	FeatureInventory                      // GET /v1/nodes/{id}/inventory
-	FeatureShard                          // node shard
-	FeatureParentNode                     // node parent_node (child nodes)
-	FeatureFirmware                       // firmware interface and components
-	FeatureServicing                      // service provision verb
-	FeatureVirtualMedia                   // POST/DELETE /v1/nodes/{id}/vmedia
-	FeatureVirtualMediaGet                // GET /v1/nodes/{id}/vmedia
-	FeatureDisablePowerOff                // node disable_power_off
-	FeatureOCI                            // oci:// images (Ironic 2025.1's API maximum)
-	FeatureRequestIDHeader                // X-OpenStack-Request-Id on every response (both it and OpenStack-Request-Id are read whatever the version)
-	FeatureHealth                         // node health
-	FeatureAbortCallBack                  // abort in wait call-back (deploy wait)
+	FeatureConductors       Feature = iota // GET /v1/conductors
+	FeatureAllocations                     // allocation API
+	FeatureConfigDriveJSON                 // config drive as a JSON object
+	FeatureNetworkData                     // node network_data
+	FeatureBIOSRegistry                    // GET /bios?detail=True registry fields
+	FeatureHistory                         // GET /v1/nodes/{id}/history
+	FeatureInventory                       // GET /v1/nodes/{id}/inventory
+	FeatureShard                           // node shard
+	FeatureParentNode                      // node parent_node (child nodes)
+	FeatureFirmware                        // firmware interface and components
+	FeatureServicing                       // service provision verb
+	FeatureVirtualMedia                    // POST/DELETE /v1/nodes/{id}/vmedia
+	FeatureVirtualMediaGet                 // GET /v1/nodes/{id}/vmedia
+	FeatureDisablePowerOff                 // node disable_power_off
+	FeatureOCI                             // oci:// images (Ironic 2025.1's API maximum)
+	FeaturePortGroupPhysnet                // port group physical_network (Ironic 2025.2)
+	FeatureRequestIDHeader                 // X-OpenStack-Request-Id on every response (both it and OpenStack-Request-Id are read whatever the version)
+	FeatureHealth                          // node health
+	FeatureAbortCallBack                   // abort in wait call-back (deploy wait)
 	featureCount
 )
 
@@ -44,24 +45,25 @@ var featureTable = [featureCount]struct {
 	minor int
 	what  string
 }{
-	FeatureConductors:      {49, "the conductor list"},
-	FeatureAllocations:     {52, "allocations"},
-	FeatureConfigDriveJSON: {56, "the config drive as JSON"},
-	FeatureNetworkData:     {66, "the node's network_data"},
-	FeatureBIOSRegistry:    {74, "the BIOS registry"},
-	FeatureHistory:         {78, "the node history"},
-	FeatureInventory:       {81, "the inventory API"},
-	FeatureShard:           {82, "shard"},
-	FeatureParentNode:      {83, "parent_node"},
-	FeatureFirmware:        {86, "the firmware interface"},
-	FeatureServicing:       {87, "servicing"},
-	FeatureVirtualMedia:    {89, "the virtual media API"},
-	FeatureVirtualMediaGet: {93, "reading virtual media"},
-	FeatureDisablePowerOff: {95, "disable_power_off"},
-	FeatureOCI:             {96, "oci:// images"},
-	FeatureRequestIDHeader: {107, "the X-OpenStack-Request-Id header"},
-	FeatureHealth:          {109, "node health"},
-	FeatureAbortCallBack:   {110, "aborting wait call-back"},
+	FeatureConductors:       {49, "the conductor list"},
+	FeatureAllocations:      {52, "allocations"},
+	FeatureConfigDriveJSON:  {56, "the config drive as JSON"},
+	FeatureNetworkData:      {66, "the node's network_data"},
+	FeatureBIOSRegistry:     {74, "the BIOS registry"},
+	FeatureHistory:          {78, "the node history"},
+	FeatureInventory:        {81, "the inventory API"},
+	FeatureShard:            {82, "shard"},
+	FeatureParentNode:       {83, "parent_node"},
+	FeatureFirmware:         {86, "the firmware interface"},
+	FeatureServicing:        {87, "servicing"},
+	FeatureVirtualMedia:     {89, "the virtual media API"},
+	FeatureVirtualMediaGet:  {93, "reading virtual media"},
+	FeatureDisablePowerOff:  {95, "disable_power_off"},
+	FeatureOCI:              {96, "oci:// images"},
+	FeaturePortGroupPhysnet: {102, "a port group's physical_network"},
+	FeatureRequestIDHeader:  {107, "the X-OpenStack-Request-Id header"},
+	FeatureHealth:           {109, "node health"},
+	FeatureAbortCallBack:    {110, "aborting wait call-back"},
 }
 
 // Minor is the minor version (of API 1.x) that introduced f.

@@ -247,7 +247,7 @@ func (r *hostResource) Create(ctx context.Context, req resource.CreateRequest, r
 	h := &lifecycle.Host{Spec: spec}
 	resp.Diagnostics.Append(applyOnline(ctx, req.Config, h)...)
 	plan.applyDay2(h)
-	r.converge(ctx, h, &plan, &resp.State, &resp.Diagnostics, "Creating host "+spec.Name)
+	r.converge(ctx, h, &plan, nil, &resp.State, &resp.Diagnostics, "Creating host "+spec.Name)
 }
 
 // plannedSpec reads the plan into plan, with the write-only secrets from
@@ -263,13 +263,17 @@ func plannedSpec(ctx context.Context, p tfsdk.Plan, cfg tfsdk.Config, plan *host
 	return spec, !diags.HasError()
 }
 
-// converge runs h to its goal and syncs its ports, then saves it, also
+// converge runs h to its goal and syncs its ports and port groups (prior
+// is the state before an update, nil on create), then saves it, also
 // after a failure, which it reports as action failing; false when it
 // failed.
-func (r *hostResource) converge(ctx context.Context, h *lifecycle.Host, plan *hostModel, state *tfsdk.State, diags *diag.Diagnostics, action string) bool {
+func (r *hostResource) converge(ctx context.Context, h *lifecycle.Host, plan, prior *hostModel, state *tfsdk.State, diags *diag.Diagnostics, action string) bool {
 	err := r.machine().Converge(ctx, h, lifecycle.ConvergeOptions{})
 	if err == nil {
 		err = plan.syncPorts(ctx, r.machine(), h)
+	}
+	if err == nil {
+		err = plan.syncPortGroups(ctx, r.machine(), h, prior)
 	}
 	saveHost(ctx, r.machine(), h, plan, state, diags)
 	if err != nil {
@@ -342,7 +346,7 @@ func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	if plan.day2Requests(&state, h, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	if !r.converge(ctx, h, &plan, &resp.State, &resp.Diagnostics, "Updating host "+spec.Name) {
+	if !r.converge(ctx, h, &plan, &state, &resp.State, &resp.Diagnostics, "Updating host "+spec.Name) {
 		return
 	}
 	resp.Diagnostics.Append(clearImported(ctx, resp.Private)...)
@@ -394,5 +398,6 @@ func (r *hostResource) ImportState(ctx context.Context, req resource.ImportState
 		return
 	}
 	resp.Diagnostics.Append(setImportedHost(ctx, &resp.State, obs)...)
+	resp.Diagnostics.Append(importPortGroups(ctx, r.machine(), &resp.State, obs)...)
 	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
 }

@@ -78,6 +78,7 @@ func (r *hostResource) ValidateConfig(ctx context.Context, req resource.Validate
 	}
 	checkInspection(ctx, &m, &resp.Diagnostics)
 	m.checkLLDPInspection(ctx, &resp.Diagnostics)
+	m.checkPortGroupMembers(&resp.Diagnostics)
 }
 
 // checkReach checks a way to reach the host, the credentials and the MAC

@@ -23,11 +23,13 @@ type hostDay2Model struct {
 	DeleteMode     types.String `tfsdk:"delete_mode"`
 	InspectTrigger types.String `tfsdk:"inspect_trigger"`
 	Ports          types.Set    `tfsdk:"ports"`
+	PortGroups     types.Set    `tfsdk:"port_groups"`
 }
 
 // addDay2Attributes adds the day-2 arguments to the host schema.
 func addDay2Attributes(attrs map[string]schema.Attribute) {
 	attrs["ports"] = portsAttribute()
+	attrs["port_groups"] = portGroupsAttribute()
 	attrs["inspect_trigger"] = schema.StringAttribute{
 		Optional: true,
 		Description: "Any string; changing it inspects the host again in place, as the Bare Metal Operator's `inspect.metal3.io` annotation " +
@@ -48,7 +50,7 @@ func addDay2Attributes(attrs map[string]schema.Attribute) {
 			"`wait call-back` (a deployment) cannot be aborted before Ironic API 1.110, and the detach fails saying so. Every other resource leaves a " +
 			"detached host alone too: a `baremetal_deployment`, `baremetal_firmware_settings` (even with `reset_on_destroy`) or " +
 			"`baremetal_host_claim` on it is only forgotten on destroy, and new ones, or changes to them, are refused until " +
-			"it is re-attached. The host's own `ports` do not change while it is detached (refused at plan, also in the apply " +
+			"it is re-attached. The host's own `ports` and `port_groups` do not change while it is detached (refused at plan, also in the apply " +
 			"that detaches it; re-attaching may change them). Maintenance set by anyone else is not a detach. Default false.",
 	}
 	attrs["delete_mode"] = schema.StringAttribute{
@@ -98,7 +100,9 @@ func (m *hostModel) readDay2(ctx context.Context, machine *lifecycle.Machine, h 
 	case m.OperationalStatus.ValueString() == string(lifecycle.OperationalDetached):
 		m.OperationalStatus = types.StringValue(string(lifecycle.OperationalOK))
 	}
-	return m.readPorts(ctx, machine, h)
+	diags := m.readPorts(ctx, machine, h)
+	diags.Append(m.readPortGroups(ctx, machine, h)...)
+	return diags
 }
 
 // day2Requests turns the day-2 arguments that changed between state and

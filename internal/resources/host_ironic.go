@@ -26,6 +26,9 @@ func (r *hostResource) checkIronicSupport(ctx context.Context, req resource.Modi
 	if err := r.clients.API.Require(lifecycle.FeatureDisablePowerOff, "disable_power_off"); disable.ValueBool() && err != nil {
 		diags.AddAttributeError(path.Root("disable_power_off"), "Ironic too old for disable_power_off", err.Error())
 	}
+	var groups types.Set
+	diags.Append(req.Plan.GetAttribute(ctx, path.Root("port_groups"), &groups)...)
+	checkPortGroupPhysnet(r.clients.API, groups, diags)
 	addrPath := path.Root("bmc").AtName("address")
 	var addr, driver, old types.String
 	diags.Append(req.Plan.GetAttribute(ctx, addrPath, &addr)...)

@@ -214,6 +214,7 @@ func (m *hostModel) portsSpec(ctx context.Context) ([]lifecycle.Port, diag.Diagn
 // no resource acts on a detached host); re-attaching in the same apply may
 // change them, after the attach. Unknown ports are judged at apply.
 func (m *hostModel) checkPortsDetached(state *hostModel, diags *diag.Diagnostics) {
+	m.checkPortGroupsDetached(state, diags)
 	if !m.Detached.ValueBool() || !tfglue.Known(m.Ports) || m.Ports.Equal(state.Ports) {
 		return
 	}

@@ -15,7 +15,14 @@ data "baremetal_network_data" "worker" {
       { id = "eno1", from_host_interface = "eno1" },
       { id = "eno2", from_host_interface = "eno2" },
     ]
-    bonds = [{ id = "bond0", mode = "802.3ad", links = ["eno1", "eno2"], from_host_interface = "eno1" }]
+    bonds = [{
+      id                  = "bond0"
+      mode                = "802.3ad"
+      xmit_hash_policy    = "layer3+4"
+      miimon              = 100
+      links               = ["eno1", "eno2"]
+      from_host_interface = "eno1"
+    }]
     vlans = [{ id = "bond0.100", vlan_id = 100, vlan_link = "bond0", from_host_interface = "eno1" }]
   }
 

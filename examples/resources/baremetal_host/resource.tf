@@ -93,6 +93,32 @@ resource "baremetal_host" "tenant" {
   ]
 }
 
+# A host whose two 25G NICs are bonded (LACP): the bond is an Ironic port
+# group of the two ports. Render the same bond in the instance's
+# network_data.json with baremetal_network_data's links.bonds.
+resource "baremetal_host" "bonded" {
+  name = "storage-0"
+
+  bmc = {
+    address  = "redfish-virtualmedia://10.0.0.10/redfish/v1/Systems/1"
+    username = "admin"
+    password = var.bmc_password
+  }
+
+  ports = [
+    { mac = "52:54:00:12:34:70", pxe_enabled = true },
+    { mac = "52:54:00:12:34:71" },
+  ]
+
+  port_groups = [{
+    name       = "bond0"
+    address    = "52:54:00:12:34:70"
+    mode       = "802.3ad"
+    properties = { miimon = "100", xmit_hash_policy = "layer3+4" }
+    ports      = ["52:54:00:12:34:70", "52:54:00:12:34:71"]
+  }]
+}
+
 variable "bmc_password" {
   type      = string
   sensitive = true

@@ -58,6 +58,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /v1/ports", s.listPorts)
 	s.mux.HandleFunc("GET /v1/ports/detail", s.listPorts)
 	s.mux.HandleFunc("PATCH /v1/ports/{id}", s.patchPort)
+	s.portGroupRoutes()
 
 	s.mux.HandleFunc("POST /v1/allocations", s.createAllocation)
 	s.mux.HandleFunc("GET /v1/allocations", s.listAllocations)
@@ -274,6 +275,11 @@ func (s *Server) deleteNode(w http.ResponseWriter, r *http.Request, n *nodes.Nod
 	for id, p := range s.ports {
 		if p.NodeUUID == n.UUID {
 			delete(s.ports, id)
+		}
+	}
+	for id, g := range s.portGroups {
+		if g.NodeUUID == n.UUID {
+			delete(s.portGroups, id)
 		}
 	}
 	delete(s.nodes, n.UUID)

@@ -65,7 +65,7 @@ func (s *Server) patchPort(w http.ResponseWriter, r *http.Request) {
 // of node n (nil: none); when not, it has answered w with Ironic's 409.
 func portFieldOpen(w http.ResponseWriter, n *nodes.Node, path string) bool {
 	switch strings.Split(strings.TrimPrefix(path, "/"), "/")[0] {
-	case "pxe_enabled", "local_link_connection", "physical_network":
+	case "pxe_enabled", "local_link_connection", "physical_network", "portgroup_uuid":
 		if n != nil && !n.Maintenance && !portStatesOpen[n.ProvisionState] {
 			WriteError(w, http.StatusConflict, fmt.Sprintf("The following fields can only be updated when the node %s "+
 				"is in a enroll, inspecting, inspect wait, manageable state or in maintenance mode: pxe_enabled, "+

@@ -109,6 +109,7 @@ type Server struct {
 
 	nodes       map[string]*nodes.Node // by UUID
 	ports       map[string]*ports.Port
+	portGroups  map[string]*PortGroup // by UUID (portgroups.go)
 	allocations map[string]*allocations.Allocation
 	inventory   map[string]json.RawMessage
 	bios        map[string][]nodes.BIOSSetting
@@ -144,6 +145,7 @@ func New(t testing.TB) *Server {
 		vmedia:          map[string]Media{},
 		nodes:           map[string]*nodes.Node{},
 		ports:           map[string]*ports.Port{},
+		portGroups:      map[string]*PortGroup{},
 		allocations:     map[string]*allocations.Allocation{},
 		inventory:       map[string]json.RawMessage{},
 		bios:            map[string][]nodes.BIOSSetting{},

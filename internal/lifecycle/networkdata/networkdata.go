@@ -201,6 +201,12 @@ func (r *renderer) links(l Links) []any {
 			}
 			entry["bond_xmit_hash_policy"] = b.XmitHashPolicy
 		}
+		if b.Miimon != nil {
+			if *b.Miimon < 0 {
+				r.fail("bond %q: miimon %d is negative", b.ID, *b.Miimon)
+			}
+			entry["bond_miimon"] = *b.Miimon
+		}
 		if len(b.Links) == 0 {
 			r.fail("bond %q has no member links", b.ID)
 		}
@@ -233,7 +239,7 @@ func (r *renderer) links(l Links) []any {
 			if !strings.HasPrefix(target, "bond_") {
 				target = "bond_" + k
 			}
-			if target == "bond_mode" || target == "bond_links" || target == "bond_xmit_hash_policy" {
+			if target == "bond_mode" || target == "bond_links" || target == "bond_xmit_hash_policy" || target == "bond_miimon" && b.Miimon != nil {
 				r.fail("bond %q: parameter %q would override %s; use the structured field", b.ID, k, target)
 				continue
 			}

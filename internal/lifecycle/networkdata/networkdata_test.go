@@ -128,6 +128,33 @@ func TestRenderBondAndVLANOnBond(t *testing.T) {
 	}`)
 }
 
+// bond_miimon from the structured field is a JSON number (CAPM3's
+// bondMiimon); a parameter may not override it then.
+func TestRenderBondMiimon(t *testing.T) {
+	miimon := 100
+	tmpl := Template{Links: Links{
+		Ethernets: []Ethernet{{ID: "a", MACAddress: "52:54:00:00:00:0a"}, {ID: "b", MACAddress: "52:54:00:00:00:0b"}},
+		Bonds: []Bond{{ID: "bond0", Mode: "802.3ad", XmitHashPolicy: "layer2+3", Miimon: &miimon, MACAddress: "52:54:00:00:00:0a",
+			Links: []string{"a", "b"}, Parameters: map[string]any{"lacp_rate": "fast"}}},
+		VLANs: []VLAN{{ID: "bond0.42", VLANID: 42, VLANLink: "bond0"}},
+	}}
+	assertJSON(t, tmpl, nil, `{
+	  "links": [
+	    {"id": "bond0", "type": "bond", "mtu": 1500, "ethernet_mac_address": "52:54:00:00:00:0a", "bond_mode": "802.3ad",
+	     "bond_xmit_hash_policy": "layer2+3", "bond_miimon": 100, "bond_lacp_rate": "fast", "bond_links": ["a", "b"]},
+	    {"id": "a", "type": "phy", "mtu": 1500, "ethernet_mac_address": "52:54:00:00:00:0a"},
+	    {"id": "b", "type": "phy", "mtu": 1500, "ethernet_mac_address": "52:54:00:00:00:0b"},
+	    {"id": "bond0.42", "type": "vlan", "mtu": 1500, "vlan_id": 42, "vlan_link": "bond0"}
+	  ],
+	  "networks": [],
+	  "services": []
+	}`)
+	tmpl.Links.Bonds[0].Parameters = map[string]any{"miimon": 200}
+	if err := Check(tmpl); err == nil || !strings.Contains(err.Error(), `bond "bond0": parameter "miimon" would override bond_miimon`) {
+		t.Errorf("Check = %v, want the override refused", err)
+	}
+}
+
 func TestRenderActiveBackupBondWithoutMAC(t *testing.T) {
 	tmpl := Template{Links: Links{
 		Ethernets: []Ethernet{{ID: "a", MACAddress: "52:54:00:00:00:0a"}, {ID: "b", MACAddress: "52:54:00:00:00:0b"}},

@@ -56,9 +56,13 @@ type Bond struct {
 	// XmitHashPolicy is optional: layer2, layer2+3, layer3+4, encap2+3,
 	// encap3+4 or vlan+srcmac.
 	XmitHashPolicy string
+	// Miimon is the MII link monitoring interval in milliseconds (nil:
+	// unset), rendered as bond_miimon.
+	Miimon *int
 	// Parameters are further bonding options, rendered as "bond_<key>"
 	// (a key that already starts with "bond_" is not prefixed again). They
-	// may not override bond_mode, bond_links or bond_xmit_hash_policy.
+	// may not override bond_mode, bond_links, bond_xmit_hash_policy or,
+	// when Miimon is set, bond_miimon.
 	Parameters map[string]any
 	// Links are the ids of the member ethernet links.
 	Links []string

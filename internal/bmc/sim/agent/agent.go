@@ -7,7 +7,10 @@
 // whose checksum is checked with the requested algorithm, and a config drive
 // that is decoded and recorded), install_bootloader, power off, sync and log
 // collection. With an inspector URL it also posts an inventory in IPA's
-// format to ironic-inspector, as an inspection ramdisk does.
+// format to ironic-inspector, as an inspection ramdisk does (or, with
+// InspectIronic, to Ironic's /v1/continue_inspection). A machine Ironic does
+// not know posts it all the same, without a node: an Ironic with
+// auto-discovery enrolls it from that inventory.
 //
 // The protocol is the one Ironic 21.4 speaks (ironic/drivers/modules/
 // agent_client.py, agent_base.py, agent.py and api/controllers/v1/

@@ -32,12 +32,21 @@ func (a *Agent) writeImage(b *boot, info map[string]any, configdrive any) error 
 	if cd == nil {
 		cd = decodeConfigDrive(a.http, info["configdrive"])
 	}
+	var bondErr error
+	if cd != nil && cd.Error == "" && len(cd.NetworkData) > 0 {
+		cd.Bonds, bondErr = checkBonds(cd.NetworkData, a.m.MACs())
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.rec.ConfigDrive = cd
 	if cd != nil && cd.Error != "" {
 		return &CommandError{Type: "ConfigDriveWriteError", Code: 500, Message: "Error writing config drive",
 			Details: "Writing configdrive to device /dev/sda failed: " + cd.Error}
+	}
+	if bondErr != nil {
+		a.rec.event("config drive's network_data has a bond this machine cannot build: %v", bondErr)
+		return &CommandError{Type: "ConfigDriveWriteError", Code: 500, Message: "Error writing config drive",
+			Details: "The config drive's network_data.json would leave the instance without its bond: " + bondErr.Error()}
 	}
 	b.wroteOS = true
 	a.rec.event("image written and config drive recorded")

@@ -78,8 +78,11 @@ type ConfigDriveRecord struct {
 	MetaData    json.RawMessage `json:"meta_data,omitempty"`
 	UserData    string          `json:"user_data,omitempty"`
 	NetworkData json.RawMessage `json:"network_data,omitempty"`
-	Files       []string        `json:"files"`
-	Error       string          `json:"error,omitempty"`
+	// Bonds are the bond links of network_data.json as this machine
+	// would build them (bonds.go).
+	Bonds []BondRecord `json:"bonds,omitempty"`
+	Files []string     `json:"files"`
+	Error string       `json:"error,omitempty"`
 }
 
 // Erasure is one erase step run on one disk.

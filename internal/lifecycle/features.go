@@ -30,9 +30,11 @@ const (
 	FeatureFirmware                       // firmware interface and components
 	FeatureServicing                      // service provision verb
 	FeatureVirtualMedia                   // POST/DELETE /v1/nodes/{id}/vmedia
+	FeatureRunbooks                       // /v1/runbooks, provision with runbook
 	FeatureVirtualMediaGet                // GET /v1/nodes/{id}/vmedia
 	FeatureDisablePowerOff                // node disable_power_off
 	FeatureOCI                            // oci:// images (Ironic 2025.1's API maximum)
+	FeatureInspectionRules                // /v1/inspection_rules (built-in inspection's rules)
 	featureCount
 )
 
@@ -51,9 +53,11 @@ var featureTable = [featureCount]struct {
 	FeatureFirmware:        {86, "the firmware interface"},
 	FeatureServicing:       {87, "servicing"},
 	FeatureVirtualMedia:    {89, "the virtual media API"},
+	FeatureRunbooks:        {92, "runbooks"},
 	FeatureVirtualMediaGet: {93, "reading virtual media"},
 	FeatureDisablePowerOff: {95, "disable_power_off"},
 	FeatureOCI:             {96, "oci:// images"},
+	FeatureInspectionRules: {96, "inspection rules"},
 }
 
 // Minor is the minor version (of API 1.x) that introduced f.

@@ -159,7 +159,16 @@ func TestFakeInspectionRuleCRUD(t *testing.T) {
 // ps carrying traits, and runbook CUSTOM_FW on it.
 func runbookRig(t *testing.T, ps string, traits ...string) (*lifecycle.Machine, *ironictest.Server, string) {
 	t.Helper()
-	p, srv := onFakeAt(t, "1.96")
+	return runbookRigAt(t, "1.96", ps, traits...)
+}
+
+func runbookRigAt(t *testing.T, mv, ps string, traits ...string) (*lifecycle.Machine, *ironictest.Server, string) {
+	t.Helper()
+	// The connection at the provider's newest (1.96), the server's
+	// maximum mv.
+	srv := ironictest.New(t)
+	srv.MaxMicroversion = mv
+	p := NewProvisioner(fwClient(t, srv, "1.96"), nil, WithJitter(0, nil), WithServerMaxMicroversion(mv))
 	id := srv.AddNode(nodesNode("act-1", ps, ""))
 	srv.UpdateNode(id, func(n *nodes.Node) {
 		n.PowerState = "power on"
@@ -183,18 +192,38 @@ func fleetOnFakeServer(t *testing.T, srv *ironictest.Server) (*FleetStore, *iron
 	return NewFleetStore(fwClient(t, srv, "1.96"), lifecycle.APIFeatures{}), srv
 }
 
+// Ironic 2025.1 (1.96) refuses every runbook through servicing (it passes
+// the runbook's disable_ramdisk, which the service verb takes from 1.108
+// on): the provider says so, and what to do, before sending anything.
+func TestFakeRunbookServiceNeeds1108(t *testing.T) {
+	m, srv, _ := runbookRig(t, "active", "CUSTOM_FW")
+	err := m.RunHostSteps(context.Background(), lifecycle.ActionRequest{Ref: "act-1"}, []lifecycle.ManualStep{{Runbook: "CUSTOM_FW"}})
+	if err == nil || !strings.Contains(err.Error(), "cannot run runbook CUSTOM_FW through servicing") ||
+		!strings.Contains(err.Error(), "from microversion 1.108 on") || !strings.Contains(err.Error(), "steps = [...]") {
+		t.Errorf("runbook servicing at 1.96: %v", err)
+	}
+	if srv.Count(http.MethodPut, "/states/provision") != 0 {
+		t.Errorf("wrote %q", srv.Calls())
+	}
+}
+
+// From 1.108 on the service verb with the runbook goes at 1.108, that one
+// request: the connection stays at the provider's newest.
 func TestFakeRunbookServicesAProvisionedHost(t *testing.T) {
-	m, srv, id := runbookRig(t, "active", "CUSTOM_FW")
+	m, srv, id := runbookRigAt(t, "1.108", "active", "CUSTOM_FW")
 	var said []string
 	req := lifecycle.ActionRequest{Ref: "act-1", Progress: func(s string) { said = append(said, s) }}
 	if err := m.RunHostSteps(context.Background(), req, []lifecycle.ManualStep{{Runbook: "CUSTOM_FW"}}); err != nil {
 		t.Fatal(err)
 	}
-	var body string
+	var body, mv string
 	for _, r := range srv.Requests() {
 		if r.Method == http.MethodPut && strings.HasSuffix(r.Path, "/states/provision") {
-			body = r.Body
+			body, mv = r.Body, r.Microversion
 		}
+	}
+	if mv != "1.108" {
+		t.Errorf("the service verb went at %q, want 1.108", mv)
 	}
 	if !strings.Contains(body, `"target":"service"`) || !strings.Contains(body, `"runbook":"CUSTOM_FW"`) || strings.Contains(body, "service_steps") {
 		t.Errorf("provision body %s", body)

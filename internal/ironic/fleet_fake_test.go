@@ -55,7 +55,8 @@ func TestFakeRunbookCRUD(t *testing.T) {
 	if upd.Name != "CUSTOM_BIOS_RESET_V2" || upd.Owner != "project-a" || len(upd.Steps) != 1 || len(upd.Extra) != 0 {
 		t.Errorf("updated %+v", upd)
 	}
-	// Going public drops the owner in the same patch, owner first.
+	// Going public drops the owner (Ironic clears it when public is
+	// patched; an owner sent along would be refused).
 	rb.Owner, rb.Public = "", true
 	if upd, err = s.UpdateRunbook(ctx, got.ID, rb); err != nil || !upd.Public || upd.Owner != "" {
 		t.Errorf("made public: %+v, %v", upd, err)

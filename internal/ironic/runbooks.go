@@ -82,21 +82,21 @@ func (s *FleetStore) UpdateRunbook(ctx context.Context, id string, rb lifecycle.
 	if err := s.require(lifecycle.FeatureRunbooks, "baremetal_runbook"); err != nil {
 		return lifecycle.Runbook{}, err
 	}
-	var owner any
-	if rb.Owner != "" {
-		owner = rb.Owner
-	}
 	extra := anyMap(rb.Extra)
 	if extra == nil {
 		extra = map[string]any{}
 	}
+	// Ironic clears the owner of a runbook whose public is patched (to
+	// either value), and refuses an owner patched along with public true:
+	// the owner goes in the patch only when there is one.
 	patch := []map[string]any{
 		{"op": "replace", "path": "/name", "value": rb.Name},
 		{"op": "replace", "path": "/steps", "value": wireRunbookSteps(rb.Steps)},
-		// Owner first: a runbook going public must lose its owner first.
-		{"op": "replace", "path": "/owner", "value": owner},
 		{"op": "replace", "path": "/public", "value": rb.Public},
 		{"op": "replace", "path": "/extra", "value": extra},
+	}
+	if rb.Owner != "" {
+		patch = append(patch, map[string]any{"op": "replace", "path": "/owner", "value": rb.Owner})
 	}
 	var out runbooks.Runbook
 	_, err := s.sc.Patch(ctx, s.sc.ServiceURL("runbooks", id), patch, &out, &gophercloud.RequestOpts{OkCodes: []int{http.StatusOK}})

@@ -192,6 +192,25 @@ func (s *Server) patchRunbook(w http.ResponseWriter, r *http.Request, rb *Runboo
 		return
 	}
 	next := *rb
+	// As Ironic: an owner patched with public true (or onto a public
+	// runbook that stays public) is refused, and patching public (to
+	// either value) clears the owner before the patch applies.
+	var owner, public []any
+	for _, op := range ops {
+		switch op.Path {
+		case "/owner":
+			owner = append(owner, op.Value)
+		case "/public":
+			public = append(public, op.Value)
+		}
+	}
+	if len(owner) > 0 && ((rb.Public && len(public) == 0) || (len(public) > 0 && public[0] == true)) {
+		WriteError(w, http.StatusBadRequest, "There cannot be an owner for a public runbook")
+		return
+	}
+	if len(public) > 0 {
+		next.Owner = nil
+	}
 	for _, op := range ops {
 		if op.Op != "replace" && op.Op != "add" {
 			WriteError(w, http.StatusBadRequest, fmt.Sprintf("the fake does not patch %s %s", op.Op, op.Path))

@@ -76,14 +76,14 @@ func TestFakeRunbookCRUD(t *testing.T) {
 }
 
 func TestFakeFleetNeedsItsMicroversion(t *testing.T) {
-	s, srv := fleetOnFake(t, "1.91")
+	s, _ := fleetOnFake(t, "1.91")
 	_, err := s.CreateRunbook(context.Background(), lifecycle.Runbook{Name: "CUSTOM_X"})
 	var fe *lifecycle.FeatureError
 	if !errors.As(err, &fe) || fe.Feature != lifecycle.FeatureRunbooks ||
 		err.Error() != "baremetal_runbook needs Ironic API microversion 1.92 or later, but this Ironic's maximum API microversion is 1.91" {
 		t.Errorf("runbook at 1.91: %v", err)
 	}
-	s, srv = fleetOnFake(t, "1.95")
+	s, srv := fleetOnFake(t, "1.95")
 	_, _, err = s.InspectionRule(context.Background(), "00000000-0000-4000-8000-000000000001")
 	if !errors.As(err, &fe) || fe.Feature != lifecycle.FeatureInspectionRules {
 		t.Errorf("inspection rule at 1.95: %v", err)

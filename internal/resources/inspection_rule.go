@@ -324,18 +324,9 @@ func (r *inspectionRuleResource) Read(ctx context.Context, req resource.ReadRequ
 	if !ok {
 		return
 	}
-	got, found, err := store.InspectionRule(ctx, state.ID.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddError("Reading inspection rule "+state.ID.ValueString(), err.Error())
-		return
-	}
-	if !found {
-		tflog.Warn(ctx, "the inspection rule no longer exists in Ironic; removing it from state", map[string]any{"id": state.ID.ValueString()})
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	state.set(got)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	readBack(ctx, resp, &state, "inspection rule "+state.ID.ValueString(), func() (lifecycle.InspectionRule, bool, error) {
+		return store.InspectionRule(ctx, state.ID.ValueString())
+	}, state.set)
 }
 
 func (r *inspectionRuleResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

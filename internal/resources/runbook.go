@@ -283,18 +283,27 @@ func (r *runbookResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if !ok {
 		return
 	}
-	got, found, err := store.Runbook(ctx, state.ID.ValueString())
+	readBack(ctx, resp, &state, "runbook "+state.Name.ValueString(), func() (lifecycle.Runbook, bool, error) {
+		return store.Runbook(ctx, state.ID.ValueString())
+	}, state.set)
+}
+
+// readBack is the end of the Read of a resource kept as one Ironic
+// object: get reads the object; one Ironic no longer has leaves the state
+// (what names it in the messages), else set records it in m, the state.
+func readBack[M, O any](ctx context.Context, resp *resource.ReadResponse, m *M, what string, get func() (O, bool, error), set func(O)) {
+	got, found, err := get()
 	if err != nil {
-		resp.Diagnostics.AddError("Reading runbook "+state.Name.ValueString(), err.Error())
+		resp.Diagnostics.AddError("Reading "+what, err.Error())
 		return
 	}
 	if !found {
-		tflog.Warn(ctx, "the runbook no longer exists in Ironic; removing it from state", map[string]any{"runbook": state.Name.ValueString()})
+		tflog.Warn(ctx, "the object no longer exists in Ironic; removing it from state", map[string]any{"object": what})
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	state.set(got)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	set(got)
+	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
 func (r *runbookResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

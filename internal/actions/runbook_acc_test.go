@@ -31,7 +31,24 @@ func TestAccAction_runbookServicing(t *testing.T) {
 	_, _, host := acctest.StartSimHost(t, "acc-act-rb", bmcUser, "rb-pass")
 	trait := "CUSTOM_" + strings.ToUpper(regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(host.Name, "_"))
 	plain, cleanHost := host.Name+"-plain", host.Name+"-clean"
-	config := host.WithExtra(fmt.Sprintf("  online = true\n  traits = [%q]", trait)).HCL() + deployment + fmt.Sprintf(`
+	servicing := acctest.IronicAtLeast(t, "1.108")
+	provisioned := host.WithExtra(fmt.Sprintf("  online = true\n  traits = [%q]", trait)).HCL()
+	if servicing {
+		// Ironic 39 (the rig's newest, API 1.115) fails to validate the
+		// redfish power interface of a fake-hardware node (NoSuchOptError:
+		// it looks the hardware type up as a configuration group), so the
+		// host serviced there has fake interfaces only.
+		provisioned = fmt.Sprintf(`
+resource "baremetal_host" "test" {
+  name        = %q
+  driver      = "fake-hardware"
+  driver_info = {}
+  online      = true
+  traits      = [%q]
+}
+`, host.Name, trait)
+	}
+	config := provisioned + deployment + fmt.Sprintf(`
 resource "baremetal_host" "plain" {
   name        = %[2]q
   driver      = "fake-hardware"
@@ -85,7 +102,6 @@ action "baremetal_host_steps" "denied" {
 	if node.ProvisionState != "active" {
 		t.Fatalf("host %s is %q before the runbook, want active", host.Name, node.ProvisionState)
 	}
-	servicing := acctest.IronicAtLeast(t, "1.108")
 	runbook := func(action, hostName string, wantErr bool) (string, []string) {
 		t.Helper()
 		n, err := acctest.Node(t, hostName)

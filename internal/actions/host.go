@@ -84,7 +84,9 @@ func newStepsAction() action.Action {
 				Description: "The name (or UUID) of an Ironic runbook to run instead of `steps` (a `baremetal_runbook`'s " +
 					"`name`). Ironic runs it only on a host whose traits include the runbook's name: with the host known at " +
 					"plan, a host in Ironic without that trait is refused at plan, naming the trait to add to its " +
-					"`baremetal_host`'s `traits` (apply that first).",
+					"`baremetal_host`'s `traits` (apply that first). On a provisioned host Ironic runs a runbook through servicing " +
+					"from API 1.108 on (the provider sends that one request at 1.108); Ironic 2025.1 (1.96) refuses it, so there it " +
+					"is refused at plan: give `steps`, or run the runbook while the host is available.",
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"steps": schema.ListNestedAttribute{
@@ -118,18 +120,22 @@ func stepNameValidator() validator.String { return validators.StepName() }
 func jsonObjectValidator() validator.String { return validators.StepArgs() }
 
 // checkRunbookTrait refuses at plan a runbook on a known host that lacks
-// the runbook's trait in Ironic (runbook and host known; a host not in
+// the runbook's trait in Ironic, or that is provisioned on an Ironic that
+// cannot service with a runbook (runbook and host known; a host not in
 // Ironic yet is left to the apply).
 func checkRunbookTrait(ctx context.Context, c *lifecycle.Clients, m stepsModel, diags *diag.Diagnostics) {
 	rb, host := m.Runbook.ValueString(), m.HostID.ValueString()
 	if rb == "" || host == "" {
 		return
 	}
-	err := c.Machine.CheckHostRunbook(ctx, host, rb)
+	err := c.Machine.CheckHostRunbook(ctx, host, rb, c.API)
 	var te *lifecycle.RunbookTraitError
+	var se *lifecycle.RunbookServiceError
 	switch {
 	case errors.As(err, &te):
 		diags.AddAttributeError(path.Root("runbook"), "Host "+te.Host+" lacks the trait "+rb, err.Error())
+	case errors.As(err, &se):
+		diags.AddAttributeError(path.Root("runbook"), "Runbook "+rb+" cannot service host "+se.Host+" on this Ironic", err.Error())
 	case err != nil:
 		diags.AddError("Checking host "+host+" for runbook "+rb, err.Error())
 	}

@@ -19,7 +19,7 @@ import (
 // lands, the host stays provisioned, and Ironic's log shows the states it
 // went through. Ironic below API 1.108 (2025.1) refuses every runbook
 // through servicing (it passes the runbook's disable_ramdisk to the
-// service verb): there the action fails saying so before anything is sent,
+// service verb): there the action is refused at plan, saying so,
 // and the runbook runs on an available host with the trait through manual
 // cleaning instead. The same runbook on a host without the trait is
 // refused at plan, naming the trait to add, and nothing is sent to Ironic.
@@ -160,6 +160,9 @@ action "baremetal_host_steps" "denied" {
 			t.Errorf("after the runbook: %s", got)
 		}
 	} else {
+		if i := strings.Index(out, "Error:"); i >= 0 {
+			t.Logf("-invoke=action.baremetal_host_steps.runbook below API %s:\n%s", "1.108", out[i:])
+		}
 		flat := strings.Join(strings.Fields(out), " ")
 		if !strings.Contains(flat, "cannot run runbook "+trait+" through servicing") || len(states) != 0 {
 			t.Errorf("below 1.108 the runbook through servicing was not refused before Ironic (states %q):\n%s", states, out)

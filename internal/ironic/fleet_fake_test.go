@@ -198,7 +198,17 @@ func fleetOnFakeServer(t *testing.T, srv *ironictest.Server) (*FleetStore, *iron
 // on): the provider says so, and what to do, before sending anything.
 func TestFakeRunbookServiceNeeds1108(t *testing.T) {
 	m, srv, _ := runbookRig(t, "active", "CUSTOM_FW")
-	err := m.RunHostSteps(context.Background(), lifecycle.ActionRequest{Ref: "act-1"}, []lifecycle.ManualStep{{Runbook: "CUSTOM_FW"}})
+	// At plan, with what the Ironic in use offers known.
+	var se *lifecycle.RunbookServiceError
+	err := m.CheckHostRunbook(context.Background(), "act-1", "CUSTOM_FW", lifecycle.APIFeatures{Microversion: "1.96", ServerMax: "1.96"})
+	if !errors.As(err, &se) {
+		t.Errorf("plan-time check at 1.96: %v", err)
+	}
+	if err := m.CheckHostRunbook(context.Background(), "act-1", "CUSTOM_FW", lifecycle.APIFeatures{Microversion: "1.96", ServerMax: "1.108"}); err != nil {
+		t.Errorf("plan-time check at 1.108: %v", err)
+	}
+	// At apply.
+	err = m.RunHostSteps(context.Background(), lifecycle.ActionRequest{Ref: "act-1"}, []lifecycle.ManualStep{{Runbook: "CUSTOM_FW"}})
 	if err == nil || !strings.Contains(err.Error(), "cannot run runbook CUSTOM_FW through servicing") ||
 		!strings.Contains(err.Error(), "from microversion 1.108 on") || !strings.Contains(err.Error(), "steps = [...]") {
 		t.Errorf("runbook servicing at 1.96: %v", err)
@@ -263,10 +273,12 @@ func TestFakeRunbookRefusedWithoutTheTrait(t *testing.T) {
 	if srv.Count(http.MethodPut, "/states/provision") != 0 {
 		t.Errorf("wrote %q", srv.Calls())
 	}
-	if err := m.CheckHostRunbook(context.Background(), "act-1", "CUSTOM_FW"); err == nil {
-		t.Error("the plan-time check passes a host without the trait")
+	api := lifecycle.APIFeatures{Microversion: "1.96", ServerMax: "1.108"}
+	var te *lifecycle.RunbookTraitError
+	if err := m.CheckHostRunbook(context.Background(), "act-1", "CUSTOM_FW", api); !errors.As(err, &te) {
+		t.Errorf("the plan-time check of a host without the trait: %v", err)
 	}
-	if err := m.CheckHostRunbook(context.Background(), "no-such-host", "CUSTOM_FW"); err != nil {
+	if err := m.CheckHostRunbook(context.Background(), "no-such-host", "CUSTOM_FW", api); err != nil {
 		t.Errorf("a host not known yet is for the apply: %v", err)
 	}
 	// Ironic itself refuses it too (a trait removed between the check and

@@ -177,29 +177,21 @@ func (p *Provisioner) runbookState(target nodes.TargetProvisionState, rb string,
 			"updates): apply those first", node.UUID, rb)
 	}
 	if target == nodes.TargetService && p.serviceRunbookClient() == nil {
-		return nodes.ProvisionStateOpts{}, fmt.Errorf("node %s: this Ironic (API up to %s) cannot run runbook %s through servicing: "+
-			"it passes every runbook's disable_ramdisk with the service verb, which its API takes from microversion %s on only "+
-			"(Ironic 2025.1 answers \"disable_ramdisk is supported only with manual cleaning\"). Run the runbook's steps with "+
-			"steps = [...] instead, or run the runbook on the host while it is available (manual cleaning)",
-			node.UUID, p.api().ServerMax, rb, serviceRunbookMicroversion)
+		return nodes.ProvisionStateOpts{}, fmt.Errorf("node %s: %w", node.UUID,
+			&lifecycle.RunbookServiceError{Host: node.Name, Runbook: rb, ServerMax: p.api().ServerMax})
 	}
 	return nodes.ProvisionStateOpts{Target: target, Runbook: rb}, nil
 }
 
-// serviceRunbookMicroversion is the first API microversion that takes a
-// runbook's disable_ramdisk with the service verb (Ironic 2025.2's 1.108):
-// below it Ironic refuses every runbook through servicing.
-const serviceRunbookMicroversion = "1.108"
-
 // serviceRunbookClient is the client that runs a runbook through servicing:
-// this one at serviceRunbookMicroversion, for that one request, when the
-// server offers it; nil when it does not.
+// this one at lifecycle.RunbookServiceMicroversion, for that one request,
+// when the server offers it; nil when it does not.
 func (p *Provisioner) serviceRunbookClient() *gophercloud.ServiceClient {
-	if clients.CompareMicroversions(p.api().ServerMax, serviceRunbookMicroversion) < 0 {
+	if clients.CompareMicroversions(p.api().ServerMax, lifecycle.RunbookServiceMicroversion) < 0 {
 		return nil
 	}
 	sc := *p.sc
-	sc.Microversion = serviceRunbookMicroversion
+	sc.Microversion = lifecycle.RunbookServiceMicroversion
 	return &sc
 }
 

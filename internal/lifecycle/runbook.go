@@ -131,10 +131,31 @@ func CheckRunbookTraits(host, runbook string, traits []string) error {
 	return &RunbookTraitError{Host: host, Runbook: runbook, Traits: slices.Clone(traits)}
 }
 
+// RunbookServiceMicroversion is the first Ironic API microversion that
+// runs a runbook through servicing: below it (Ironic 2025.1's 1.96) Ironic
+// passes every runbook's disable_ramdisk to the service verb and refuses
+// it ("disable_ramdisk is supported only with manual cleaning").
+const RunbookServiceMicroversion = "1.108"
+
+// RunbookServiceError refuses a runbook on a provisioned host of an Ironic
+// below RunbookServiceMicroversion.
+type RunbookServiceError struct {
+	Host, Runbook, ServerMax string
+}
+
+func (e *RunbookServiceError) Error() string {
+	return fmt.Sprintf("host %s is provisioned, and this Ironic (API up to %s) cannot run runbook %s through servicing: it "+
+		"passes every runbook's disable_ramdisk with the service verb, which its API takes from microversion %s on only "+
+		"(Ironic 2025.1 answers \"disable_ramdisk is supported only with manual cleaning\"). Run the runbook's steps with "+
+		"steps = [...] instead, or run the runbook on the host while it is available (manual cleaning)",
+		e.Host, e.ServerMax, e.Runbook, RunbookServiceMicroversion)
+}
+
 // CheckHostRunbook checks, before a runbook is run (at plan), that the host
-// ref names exists and carries the runbook's trait; a host that does not
-// exist yet is not judged (the apply decides).
-func (m *Machine) CheckHostRunbook(ctx context.Context, ref, runbook string) error {
+// ref names carries the runbook's trait and, when it is provisioned, that
+// Ironic (api, when known) runs runbooks through servicing; a host that
+// does not exist yet is not judged (the apply decides).
+func (m *Machine) CheckHostRunbook(ctx context.Context, ref, runbook string, api APIFeatures) error {
 	obs, err := m.Observe(ctx, HostRef{ID: ref})
 	if err != nil {
 		return &HostError{Host: ref, Verb: "runbook", Err: fmt.Errorf("reading the host: %w", err)}
@@ -142,5 +163,11 @@ func (m *Machine) CheckHostRunbook(ctx context.Context, ref, runbook string) err
 	if !obs.Exists {
 		return nil
 	}
-	return CheckRunbookTraits(hostLabel(obs), runbook, obs.Traits)
+	if err := CheckRunbookTraits(hostLabel(obs), runbook, obs.Traits); err != nil {
+		return err
+	}
+	if obs.State == StateProvisioned && api.ServerMax != "" && microversionLess(api.ServerMax, RunbookServiceMicroversion) {
+		return &RunbookServiceError{Host: hostLabel(obs), Runbook: runbook, ServerMax: api.ServerMax}
+	}
+	return nil
 }

@@ -59,7 +59,7 @@ func TestRunbook_fake(t *testing.T) {
 			fakeRunbooks(srv, "CUSTOM_FW"),
 			resource.TestCheckResourceAttrSet("baremetal_runbook.fw", "id"),
 			resource.TestCheckResourceAttr("baremetal_runbook.fw", "public", "false"),
-			resource.TestCheckNoResourceAttr("baremetal_runbook.fw", "steps.0.order"),
+			resource.TestCheckResourceAttr("baremetal_runbook.fw", "steps.0.order", "0"),
 			resource.TestCheckResourceAttr("baremetal_runbook.fw", "steps.1.order", "5"),
 			func(*terraform.State) error {
 				st := srv.Runbooks()[0].Steps
@@ -85,7 +85,7 @@ func TestRunbook_fake(t *testing.T) {
 			)},
 		{ResourceName: "baremetal_runbook.fw", ImportState: true, ImportStateVerify: true, ImportStateIdFunc: func(*terraform.State) (string, error) {
 			return "CUSTOM_FW_V2", nil // by name
-		}, ImportStateVerifyIgnore: []string{"steps.0.order"}}, // unset: its index, which an import cannot tell from a set 0,
+		}},
 	})
 }
 

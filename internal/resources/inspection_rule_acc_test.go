@@ -9,7 +9,9 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
@@ -156,7 +158,7 @@ resource "baremetal_inspection_rule" "r" {
 			resource.TestCheckResourceAttr("baremetal_runbook.fw", "owner", "project-a"),
 			resource.TestCheckResourceAttr("baremetal_inspection_rule.r", "priority", "20"),
 		)},
-		{ResourceName: "baremetal_runbook.fw", ImportState: true, ImportStateVerify: true, ImportStateVerifyIgnore: []string{"steps.0.order"}},
+		{ResourceName: "baremetal_runbook.fw", ImportState: true, ImportStateVerify: true},
 		{ResourceName: "baremetal_inspection_rule.r", ImportState: true, ImportStateVerify: true},
 		{Config: runbookConfig(name+"_V2", `  public = true`) + rule0(20, true), Check: resource.ComposeAggregateTestCheckFunc(
 			resource.TestCheckResourceAttr("baremetal_runbook.fw", "public", "true"),
@@ -170,5 +172,30 @@ resource "baremetal_inspection_rule" "r" {
 			}
 			return nil
 		}},
+	})
+}
+
+// TestAccIdentity_runbookAndRule: a runbook's and a rule's identity is
+// their UUID (their id), and `import { identity = ... }` of either plans
+// no change (Terraform 1.14).
+func TestAccIdentity_runbookAndRule(t *testing.T) {
+	acctest.Terraform114(t)
+	if !acctest.IronicAtLeast(t, "1.96") {
+		t.Skip("runbooks and inspection rules need API 1.92 and 1.96 (Ironic 2025.1)")
+	}
+	name := "CUSTOM_" + strings.ToUpper(strings.ReplaceAll(acctest.Name("acc-ident-rb"), "-", "_"))
+	cfg := runbookConfig(name, "") + `
+resource "baremetal_inspection_rule" "r" {
+  conditions = [{ op = "matches", args = jsonencode({ value = "{node.name}", regex = "^no-such-node-` + name + `$" }) }]
+  actions    = [{ op = "log", args = jsonencode({ msg = "unreachable" }) }]
+}
+`
+	identity := func(addr string) []statecheck.StateCheck {
+		return []statecheck.StateCheck{statecheck.ExpectIdentityValueMatchesState(addr, tfjsonpath.New("id"))}
+	}
+	acctest.Test(t, nil, []resource.TestStep{
+		{Config: cfg, ConfigStateChecks: append(identity("baremetal_runbook.fw"), identity("baremetal_inspection_rule.r")...)},
+		{ResourceName: "baremetal_runbook.fw", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
+		{ResourceName: "baremetal_inspection_rule.r", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
 	})
 }

@@ -86,9 +86,10 @@ func (r *runbookResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 						Validators: []validator.String{validators.StepArgs()},
 					},
 					"order": schema.Int64Attribute{
-						Optional:    true,
-						Description: "Where the step runs among the runbook's steps, lowest first (0 or more); default its index in `steps`.",
-						Validators:  []validator.Int64{int64validator.AtLeast(0)},
+						Optional: true, Computed: true,
+						Description: "Where the step runs among the runbook's steps, lowest first (0 or more). Unset, the step's " +
+							"index in `steps` is written, and read back.",
+						Validators: []validator.Int64{int64validator.AtLeast(0)},
 					},
 				}},
 			},
@@ -156,7 +157,7 @@ func (m *runbookModel) runbook(diags *diag.Diagnostics) lifecycle.Runbook {
 	rb := lifecycle.Runbook{ID: m.ID.ValueString(), Name: m.Name.ValueString(), Public: m.Public.ValueBool(), Owner: m.Owner.ValueString()}
 	for i, s := range m.Steps {
 		st := lifecycle.RunbookStep{Interface: s.Interface.ValueString(), Step: s.Step.ValueString(), Order: i}
-		if !s.Order.IsNull() {
+		if !s.Order.IsNull() && !s.Order.IsUnknown() {
 			st.Order = int(s.Order.ValueInt64())
 		}
 		if raw := s.Args.ValueString(); raw != "" {
@@ -174,8 +175,8 @@ func (m *runbookModel) runbook(diags *diag.Diagnostics) lifecycle.Runbook {
 }
 
 // set records rb in the model, keeping what the model says the same way
-// (its step order, args written another way, masked args, an unset order
-// that is the step's index, an unset extra that is empty).
+// (its step order, args written another way, masked args, an unset extra
+// that is empty).
 func (m *runbookModel) set(rb lifecycle.Runbook) {
 	m.ID, m.Name, m.Public = types.StringValue(rb.ID), types.StringValue(rb.Name), types.BoolValue(rb.Public)
 	m.Owner = tfglue.NullableString(rb.Owner)
@@ -209,9 +210,6 @@ func (m *runbookModel) set(rb lifecycle.Runbook) {
 		p, had := prior[key]
 		sm := runbookStepModel{Interface: types.StringValue(s.Interface), Step: types.StringValue(s.Step),
 			Order: types.Int64Value(int64(s.Order)), Args: types.StringNull()}
-		if had && p.Order.IsNull() && s.Order == len(steps) {
-			sm.Order = types.Int64Null()
-		}
 		switch {
 		case had && masked(s.Args):
 			sm.Args = p.Args

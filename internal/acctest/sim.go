@@ -53,6 +53,16 @@ func StartAgentSim(t *testing.T, n int, user, pass string) (srv *sim.Server, pro
 	return srv, profiles
 }
 
+// StartAgentSimWith is StartAgentSim with each system's profile changed
+// by edit first (edit(i, &profile) for sys-i): more or less memory, other
+// NICs.
+func StartAgentSimWith(t *testing.T, n int, user, pass string, edit func(i int, p *sim.Profile)) (srv *sim.Server, profiles []sim.Profile) {
+	t.Helper()
+	opts := sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), InspectIronic: BuiltinInspection(), Logf: t.Logf}}
+	srv, profiles = startSimEdited(t, opts, n, user, pass, edit)
+	return srv, profiles
+}
+
 // InspectorURL is the rig's ironic-inspector (BAREMETAL_INSPECTOR_URL;
 // scripts/ironic.sh starts one with IRONIC_INSPECTOR=1), or "".
 func InspectorURL() string { return os.Getenv("BAREMETAL_INSPECTOR_URL") }
@@ -94,11 +104,19 @@ func PreCheckInspector(t *testing.T) {
 
 func startSim(t *testing.T, opts sim.Options, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
 	t.Helper()
+	return startSimEdited(t, opts, n, user, pass, nil)
+}
+
+func startSimEdited(t *testing.T, opts sim.Options, n int, user, pass string, edit func(i int, p *sim.Profile)) (srv *sim.Server, profiles []sim.Profile) {
+	t.Helper()
 	srv = sim.New(opts)
 	for i := range n {
 		p, err := sim.ProfileFor(opts.Dialect, i)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(i, &p)
 		}
 		for j := range p.NICs {
 			p.NICs[j].MAC = MAC()

@@ -96,6 +96,29 @@ type hostAction[M model] struct {
 	// verb reads the action's own attributes; nil after adding an error
 	// to diags.
 	verb func(m M, diags *diag.Diagnostics) verb
+	// check, when set, refuses at plan what the verb would refuse, with
+	// the provider configured (the configuration may hold unknowns).
+	check func(ctx context.Context, c *lifecycle.Clients, m M, diags *diag.Diagnostics)
+	// validators are the action's config validators.
+	validators []action.ConfigValidator
+}
+
+// ConfigValidators are the action's config validators.
+func (a *hostAction[M]) ConfigValidators(context.Context) []action.ConfigValidator {
+	return a.validators
+}
+
+// ModifyPlan runs the action's plan-time check, once the provider is
+// configured.
+func (a *hostAction[M]) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	if a.check == nil || a.clients == nil || a.clients.Machine == nil {
+		return
+	}
+	var m M
+	if resp.Diagnostics.Append(tfglue.GetKnown(ctx, req.Config, &m)...); resp.Diagnostics.HasError() {
+		return
+	}
+	a.check(ctx, a.clients, m, &resp.Diagnostics)
 }
 
 func (a *hostAction[M]) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {

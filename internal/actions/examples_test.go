@@ -21,6 +21,18 @@ resource "baremetal_host" "web1" {
   driver_info = {}
 }
 
+resource "baremetal_host" "web3" {
+  name        = "web3"
+  driver      = "fake-hardware"
+  driver_info = {}
+  traits      = ["CUSTOM_FIRMWARE_BASELINE"]
+}
+
+resource "baremetal_runbook" "firmware_baseline" {
+  name  = "CUSTOM_FIRMWARE_BASELINE"
+  steps = [{ interface = "bios", step = "factory_reset" }]
+}
+
 resource "baremetal_deployment" "web2" {
   host_id = baremetal_host.web1.id
   image = {

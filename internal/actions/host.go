@@ -3,10 +3,12 @@ package actions
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/actionvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -45,7 +47,8 @@ func newInspectAction() action.Action {
 
 type stepsModel struct {
 	hostModel
-	Steps []stepModel `tfsdk:"steps"`
+	Steps   []stepModel  `tfsdk:"steps"`
+	Runbook types.String `tfsdk:"runbook"`
 }
 
 type stepModel struct {
@@ -59,24 +62,42 @@ func newStepsAction() action.Action {
 	return &hostAction[stepsModel]{
 		typeName: "_host_steps",
 		timeout:  provisionTimeout,
-		what:     func(m stepsModel) string { return "Running steps on host " + m.HostID.ValueString() },
-		verb:     stepsVerb,
+		what: func(m stepsModel) string {
+			if rb := m.Runbook.ValueString(); rb != "" {
+				return "Running runbook " + rb + " on host " + m.HostID.ValueString()
+			}
+			return "Running steps on host " + m.HostID.ValueString()
+		},
+		verb:       stepsVerb,
+		check:      checkRunbookTrait,
+		validators: []action.ConfigValidator{actionvalidator.ExactlyOneOf(path.MatchRoot("steps"), path.MatchRoot("runbook"))},
 		description: "Runs Ironic steps on a host, once: on an available or manageable host as manual clean steps (the host goes through " +
 			"`preparing`, which takes a slot of the capacity gate, and ends available, after Ironic's automated cleaning), on a deployed " +
 			"(`provisioned`) host as service steps (Ironic API 1.87 or later; the host stays provisioned and keeps running what it runs). " +
 			"Refused on other states and while Ironic is moving the host. A step that fails fails the action with Ironic's `last_error`, " +
 			"and the host is left as Ironic left it (`clean failed`, `service failed`: the next apply of its resources, or another run, " +
-			"retries). Terraform 1.14 and later.",
+			"retries). Instead of `steps`, `runbook` runs an Ironic runbook (`baremetal_runbook`, Ironic API 1.92 or later) by " +
+			"name, the same way. Terraform 1.14 and later.",
 		attributes: map[string]schema.Attribute{
+			"runbook": schema.StringAttribute{
+				Optional: true,
+				Description: "The name (or UUID) of an Ironic runbook to run instead of `steps` (a `baremetal_runbook`'s " +
+					"`name`). Ironic runs it only on a host whose traits include the runbook's name: with the host known at " +
+					"plan, a host in Ironic without that trait is refused at plan, naming the trait to add to its " +
+					"`baremetal_host`'s `traits` (apply that first). On a provisioned host Ironic runs a runbook through servicing " +
+					"from API 1.108 on (the provider sends that one request at 1.108); Ironic 2025.1 (1.96) refuses it, so there it " +
+					"is refused at plan: give `steps`, or run the runbook while the host is available.",
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
 			"steps": schema.ListNestedAttribute{
-				Required:    true,
-				Description: "The steps, run in this order.",
+				Optional:    true,
+				Description: "The steps, run in this order (or `runbook`).",
 				Validators:  []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"interface": schema.StringAttribute{
 						Required:    true,
 						Description: "The driver interface the step belongs to: `bios`, `deploy`, `firmware`, `management`, `power`, `raid`, ...",
-						Validators:  []validator.String{stepNameValidator()},
+						Validators:  []validator.String{validators.StepInterface()},
 					},
 					"step": schema.StringAttribute{
 						Required:    true,
@@ -94,24 +115,40 @@ func newStepsAction() action.Action {
 	}
 }
 
-func stepNameValidator() validator.String {
-	return validators.New("an Ironic name: lower case letters, digits and _", func(s string) error {
-		return lifecycle.ValidateManualSteps([]lifecycle.ManualStep{{Interface: s, Step: s}})
-	})
+func stepNameValidator() validator.String { return validators.StepName() }
+
+func jsonObjectValidator() validator.String { return validators.StepArgs() }
+
+// checkRunbookTrait refuses at plan a runbook on a known host that lacks
+// the runbook's trait in Ironic, or that is provisioned on an Ironic that
+// cannot service with a runbook (runbook and host known; a host not in
+// Ironic yet is left to the apply).
+func checkRunbookTrait(ctx context.Context, c *lifecycle.Clients, m stepsModel, diags *diag.Diagnostics) {
+	rb, host := m.Runbook.ValueString(), m.HostID.ValueString()
+	if rb == "" || host == "" {
+		return
+	}
+	err := c.Machine.CheckHostRunbook(ctx, host, rb, c.API)
+	var te *lifecycle.RunbookTraitError
+	var se *lifecycle.RunbookServiceError
+	switch {
+	case errors.As(err, &te):
+		diags.AddAttributeError(path.Root("runbook"), "Host "+te.Host+" lacks the trait "+rb, err.Error())
+	case errors.As(err, &se):
+		diags.AddAttributeError(path.Root("runbook"), "Runbook "+rb+" cannot service host "+se.Host+" on this Ironic", err.Error())
+	case err != nil:
+		diags.AddError("Checking host "+host+" for runbook "+rb, err.Error())
+	}
 }
 
-func jsonObjectValidator() validator.String {
-	return validators.New("a JSON object", func(s string) error {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(s), &m); err != nil || m == nil {
-			return fmt.Errorf("%q is not a JSON object: write it with jsonencode({ ... })", s)
-		}
-		return nil
-	})
-}
-
-// stepsVerb runs the configured steps, each step's args decoded first.
+// stepsVerb runs the configured steps, or the runbook, each step's args
+// decoded first.
 func stepsVerb(m stepsModel, diags *diag.Diagnostics) verb {
+	if rb := m.Runbook.ValueString(); rb != "" {
+		return func(ctx context.Context, c *lifecycle.Clients, req lifecycle.ActionRequest) error {
+			return c.Machine.RunHostSteps(ctx, req, []lifecycle.ManualStep{{Runbook: rb}})
+		}
+	}
 	steps := make([]lifecycle.ManualStep, 0, len(m.Steps))
 	for i, s := range m.Steps {
 		st := lifecycle.ManualStep{Interface: s.Interface.ValueString(), Step: s.Step.ValueString()}

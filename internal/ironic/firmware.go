@@ -211,14 +211,15 @@ func (p *Provisioner) Service(ctx context.Context, h *lifecycle.Host, restartOnF
 		if err != nil {
 			return lifecycle.Result{Verb: verb, ProvisionState: ps}, false, err
 		}
-		if len(steps) == 0 || (!restartOnFailure && h.Status.ErrorType == lifecycle.NoError && settingsRecorded(h)) {
+		rb := pendingRunbook(h)
+		if (len(steps) == 0 && rb == "") || (!restartOnFailure && h.Status.ErrorType == lifecycle.NoError && settingsRecorded(h)) {
 			return done(verb, ps), false, nil
 		}
 		if !firmwareFeatures(p.sc.Microversion).Servicing {
 			return lifecycle.Result{Verb: verb, ProvisionState: ps}, false,
 				fmt.Errorf("node %s (Ironic API %s): %w", node.UUID, p.sc.Microversion, lifecycle.ErrServicingUnsupported)
 		}
-		return p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetService, ServiceSteps: steps})
+		return p.serviceWith(ctx, h, node, steps, rb)
 	case psServicing, psServiceWait:
 		logDebug(ctx, "waiting for servicing", h, node, verb)
 		return p.continuing(verb, ps, p.slowPoll), false, nil
@@ -231,16 +232,30 @@ func (p *Provisioner) Service(ctx context.Context, h *lifecycle.Host, restartOnF
 		if err != nil {
 			return lifecycle.Result{Verb: verb, ProvisionState: ps}, false, err
 		}
-		if len(steps) == 0 {
+		rb := pendingRunbook(h)
+		if len(steps) == 0 && rb == "" {
 			// Nothing left to change: BMO aborts a failed servicing whose
 			// spec no longer asks for anything, which returns it to active.
 			res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetAbort})
 			return res, false, err
 		}
-		return p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetService, ServiceSteps: steps})
+		return p.serviceWith(ctx, h, node, steps, rb)
 	}
 	return lifecycle.Result{Verb: verb, ProvisionState: ps}, false,
 		fmt.Errorf("cannot service node %s in provision state %q: only active (provisioned) nodes are serviced", node.UUID, ps)
+}
+
+// serviceWith starts servicing with steps, or with runbook rb when it is
+// not "".
+func (p *Provisioner) serviceWith(ctx context.Context, h *lifecycle.Host, node *nodes.Node, steps []nodes.CleanStep, rb string) (lifecycle.Result, bool, error) {
+	opts := nodes.ProvisionStateOpts{Target: nodes.TargetService, ServiceSteps: steps}
+	if rb != "" {
+		var err error
+		if opts, err = p.runbookState(nodes.TargetService, rb, steps, node); err != nil {
+			return lifecycle.Result{Verb: "service", ProvisionState: node.ProvisionState}, false, err
+		}
+	}
+	return p.changeState(ctx, h, node, opts)
 }
 
 // settingsRecorded reports that servicing was already started for the

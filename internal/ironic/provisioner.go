@@ -515,7 +515,13 @@ func (p *Provisioner) changeState(ctx context.Context, h *lifecycle.Host, node *
 		return lifecycle.Result{Verb: verb, ProvisionState: ps}, false, err
 	}
 	logInfo(ctx, "changing provision state", h, node, verb)
-	err = nodes.ChangeProvisionState(ctx, p.sc, node.UUID, opts).ExtractErr()
+	sc := p.sc
+	if opts.Runbook != "" && opts.Target == nodes.TargetService {
+		if rsc := p.serviceRunbookClient(); rsc != nil {
+			sc = rsc
+		}
+	}
+	err = nodes.ChangeProvisionState(ctx, sc, node.UUID, opts).ExtractErr()
 	p.wrote(ctx, node.UUID)
 	switch {
 	case err == nil:

@@ -221,7 +221,7 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 		if err != nil {
 			return lifecycle.Result{Verb: "clean", ProvisionState: ps}, false, err
 		}
-		if len(steps) > 0 {
+		if len(steps) > 0 || pendingRunbook(h) != "" {
 			res, _, err := p.changeState(ctx, h, node, nodes.ProvisionStateOpts{Target: nodes.TargetManage})
 			return res, false, err
 		}
@@ -245,6 +245,13 @@ func (p *Provisioner) Prepare(ctx context.Context, h *lifecycle.Host, unprepared
 		}
 		if res, ok, err := p.setTargetRAID(ctx, h, node); !ok {
 			return res, false, err
+		}
+		if rb := pendingRunbook(h); rb != "" {
+			opts, err := p.runbookState(nodes.TargetClean, rb, steps, node)
+			if err != nil {
+				return lifecycle.Result{Verb: "clean", ProvisionState: ps}, false, err
+			}
+			return p.changeState(ctx, h, node, opts)
 		}
 		if len(steps) == 0 {
 			logInfo(ctx, "nothing to clean", h, node, "clean")

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
 
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ironic/clients"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/lifecycle"
 )
 
@@ -142,7 +144,7 @@ func (p *Provisioner) SetBootDevice(ctx context.Context, h *lifecycle.Host, devi
 // manualSteps are the spec's arbitrary steps (Spec.Steps), once: nil when
 // there are none or they were started already.
 func manualSteps(h *lifecycle.Host) []nodes.CleanStep {
-	if len(h.Spec.Steps) == 0 || h.Status.StepsDone {
+	if len(h.Spec.Steps) == 0 || h.Status.StepsDone || lifecycle.RunbookOf(h.Spec.Steps) != "" {
 		return nil
 	}
 	out := make([]nodes.CleanStep, 0, len(h.Spec.Steps))
@@ -154,6 +156,46 @@ func manualSteps(h *lifecycle.Host) []nodes.CleanStep {
 		out = append(out, nodes.CleanStep{Interface: nodes.StepInterface(s.Interface), Step: s.Step, Args: args})
 	}
 	return out
+}
+
+// pendingRunbook is the runbook the spec runs (Spec.Steps naming one),
+// once: "" when there is none or it was started already.
+func pendingRunbook(h *lifecycle.Host) string {
+	if h.Status.StepsDone {
+		return ""
+	}
+	return lifecycle.RunbookOf(h.Spec.Steps)
+}
+
+// runbookState is the provision state change that runs runbook rb as
+// target's steps (clean or service), after the other steps of the spec
+// (steps): a runbook runs alone, and needs API 1.92.
+func (p *Provisioner) runbookState(target nodes.TargetProvisionState, rb string, steps []nodes.CleanStep, node *nodes.Node) (nodes.ProvisionStateOpts, error) {
+	if !lifecycle.FeatureRunbooks.In(p.sc.Microversion) {
+		return nodes.ProvisionStateOpts{}, fmt.Errorf("node %s: %w", node.UUID, &lifecycle.FeatureError{Attribute: "runbook " + rb,
+			Feature: lifecycle.FeatureRunbooks, Microversion: p.sc.Microversion, ServerMax: p.sc.Microversion})
+	}
+	if len(steps) > 0 {
+		return nodes.ProvisionStateOpts{}, fmt.Errorf("node %s: runbook %s cannot run with other pending steps (firmware settings or "+
+			"updates): apply those first", node.UUID, rb)
+	}
+	if target == nodes.TargetService && p.serviceRunbookClient() == nil {
+		return nodes.ProvisionStateOpts{}, fmt.Errorf("node %s: %w", node.UUID,
+			&lifecycle.RunbookServiceError{Host: node.Name, Runbook: rb, ServerMax: p.api().ServerMax})
+	}
+	return nodes.ProvisionStateOpts{Target: target, Runbook: rb}, nil
+}
+
+// serviceRunbookClient is the client that runs a runbook through servicing:
+// this one at lifecycle.RunbookServiceMicroversion, for that one request,
+// when the server offers it; nil when it does not.
+func (p *Provisioner) serviceRunbookClient() *gophercloud.ServiceClient {
+	if clients.CompareMicroversions(p.api().ServerMax, lifecycle.RunbookServiceMicroversion) < 0 {
+		return nil
+	}
+	sc := *p.sc
+	sc.Microversion = lifecycle.RunbookServiceMicroversion
+	return &sc
 }
 
 // onlineSettingOf reads the online setting baremetal_host records in the

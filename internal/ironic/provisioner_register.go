@@ -270,7 +270,7 @@ func registerPatch(node *nodes.Node, h *lifecycle.Host, credentialsChanged bool)
 	if cur, _ := node.Properties["capabilities"].(string); cur != caps {
 		add("/properties/capabilities", caps)
 	}
-	if node.ResourceClass != h.Spec.ResourceClass {
+	if node.ResourceClass != h.Spec.ResourceClass && !h.Spec.KeepResourceClass {
 		if h.Spec.ResourceClass == "" {
 			patch = append(patch, nodes.UpdateOperation{Op: nodes.RemoveOp, Path: "/resource_class"})
 		} else {
@@ -387,8 +387,12 @@ func mapsEqual(a, b map[string]string) bool {
 }
 
 // setTraits replaces the node's traits when they differ from the spec
-// (PUT /v1/nodes/{id}/traits; gophercloud has no call for it).
+// (PUT /v1/nodes/{id}/traits; gophercloud has no call for it), unless the
+// spec keeps the node's.
 func (p *Provisioner) setTraits(ctx context.Context, h *lifecycle.Host, node *nodes.Node) (lifecycle.Result, error) {
+	if h.Spec.KeepTraits {
+		return lifecycle.Result{}, nil
+	}
 	want := slices.Clone(h.Spec.Traits)
 	have := slices.Clone(node.Traits)
 	slices.Sort(want)

@@ -19,6 +19,11 @@ type Clients struct {
 	// IPPools keeps IP pools and their allocated addresses (baremetal_ip_pool,
 	// baremetal_ip_claim). Implemented by internal/ironic.
 	IPPools IPPoolStore
+	// Runbooks keeps runbooks (baremetal_runbook). Implemented by internal/ironic.
+	Runbooks RunbookStore
+	// InspectionRules keeps inspection rules (baremetal_inspection_rule).
+	// Implemented by internal/ironic.
+	InspectionRules InspectionRuleStore
 	// CheckBMC, when set, checks that a host's BMC answers and accepts its
 	// credentials before the host is registered (Redfish pre-flight).
 	CheckBMC func(ctx context.Context, access BMCAccess) error

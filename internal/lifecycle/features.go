@@ -31,9 +31,11 @@ const (
 	FeatureFirmware                        // firmware interface and components
 	FeatureServicing                       // service provision verb
 	FeatureVirtualMedia                    // POST/DELETE /v1/nodes/{id}/vmedia
+	FeatureRunbooks                        // /v1/runbooks, provision with runbook
 	FeatureVirtualMediaGet                 // GET /v1/nodes/{id}/vmedia
 	FeatureDisablePowerOff                 // node disable_power_off
 	FeatureOCI                             // oci:// images (Ironic 2025.1's API maximum)
+	FeatureInspectionRules                 // /v1/inspection_rules (built-in inspection's rules)
 	FeaturePortGroupPhysnet                // port group physical_network (Ironic 2025.2)
 	FeatureRequestIDHeader                 // X-OpenStack-Request-Id on every response (both it and OpenStack-Request-Id are read whatever the version)
 	FeatureHealth                          // node health
@@ -57,9 +59,11 @@ var featureTable = [featureCount]struct {
 	FeatureFirmware:         {86, "the firmware interface"},
 	FeatureServicing:        {87, "servicing"},
 	FeatureVirtualMedia:     {89, "the virtual media API"},
+	FeatureRunbooks:         {92, "runbooks"},
 	FeatureVirtualMediaGet:  {93, "reading virtual media"},
 	FeatureDisablePowerOff:  {95, "disable_power_off"},
 	FeatureOCI:              {96, "oci:// images"},
+	FeatureInspectionRules:  {96, "inspection rules"},
 	FeaturePortGroupPhysnet: {102, "a port group's physical_network"},
 	FeatureRequestIDHeader:  {107, "the X-OpenStack-Request-Id header"},
 	FeatureHealth:           {109, "node health"},

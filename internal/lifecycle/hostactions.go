@@ -62,11 +62,25 @@ func ManagedOnline(obs Observation) (online, managed bool) {
 	return false, false
 }
 
-// ManualStep is one Ironic clean or service step (baremetal_host_steps).
+// ManualStep is one Ironic clean or service step (baremetal_host_steps),
+// or, with Runbook set, a runbook run by name: Ironic's provision verb
+// then carries the runbook instead of steps, and the step is the only
+// one.
 type ManualStep struct {
 	Interface string
 	Step      string
 	Args      map[string]any
+	// Runbook is the name (or UUID) of a runbook (API 1.92+): the node
+	// must carry the trait of its name.
+	Runbook string
+}
+
+// RunbookOf is the runbook steps name ("" when they are steps).
+func RunbookOf(steps []ManualStep) string {
+	if len(steps) == 1 {
+		return steps[0].Runbook
+	}
+	return ""
 }
 
 var stepName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
@@ -76,6 +90,15 @@ var stepName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 func ValidateManualSteps(steps []ManualStep) error {
 	if len(steps) == 0 {
 		return errors.New("no steps: give at least one")
+	}
+	for _, s := range steps {
+		if s.Runbook == "" {
+			continue
+		}
+		if len(steps) > 1 {
+			return errors.New("a runbook runs alone: give a runbook or steps, not both")
+		}
+		return CheckRunbookName(s.Runbook)
 	}
 	for i, s := range steps {
 		if !stepName.MatchString(s.Interface) {
@@ -274,6 +297,12 @@ func (m *Machine) RunHostSteps(ctx context.Context, req ActionRequest, steps []M
 	names := make([]string, len(steps))
 	for i, s := range steps {
 		names[i] = s.Interface + "." + s.Step
+	}
+	if rb := RunbookOf(steps); rb != "" {
+		if err := CheckRunbookTraits(obs.Name, rb, obs.Traits); err != nil {
+			return refuse(obs, verb, err.Error())
+		}
+		names = []string{"runbook " + rb}
 	}
 	switch obs.State {
 	case StateProvisioned:

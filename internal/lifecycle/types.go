@@ -148,7 +148,15 @@ type HostSpec struct {
 	Labels                map[string]string
 	ResourceClass         string
 	Traits                []string
-	ConductorGroup        string
+	// KeepTraits leaves the node's traits as Ironic has them (the
+	// configuration leaves traits unset): inspection rules, or an
+	// operator, may set them. Traits is then not written.
+	KeepTraits bool
+	// KeepResourceClass writes ResourceClass when the node is created
+	// only, and then leaves the node's (the configuration leaves
+	// resource_class unset): an inspection rule may set it.
+	KeepResourceClass bool
+	ConductorGroup    string
 	// Shard is Ironic's node shard (API 1.82); "" leaves it unset.
 	Shard           string
 	DisablePowerOff bool

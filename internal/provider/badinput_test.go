@@ -524,7 +524,48 @@ func corpus() []badCase {
 			block("data", "baremetal_firmware", map[string]string{"host_id": `"worker-0"`},
 				`bmc = { address = "libvirt://10.0.0.6", username = "admin", password = "secret" }`),
 			"Invalid bmc.address", `"libvirt://10.0.0.6"`, "does not speak Redfish"),
+
+		// Runbooks and inspection rules (Ironic 2025.1).
+		bad("runbook name not a custom trait", "name", runbook(`name = "firmware-baseline"`),
+			"Invalid name", `"firmware-baseline" is not a custom trait name`),
+		bad("runbook step with a bad step name", "steps[0].step",
+			runbook(`steps = [{ interface = "bios", step = "Apply-Configuration" }]`),
+			"Invalid steps[0].step", `"Apply-Configuration"`),
+		bad("runbook step with an interface runbooks do not take", "steps[0].interface",
+			runbook(`steps = [{ interface = "inspect", step = "x" }]`),
+			"Invalid steps[0].interface", `interface "inspect" is not one a runbook step takes`),
+		bad("runbook step twice", "steps[1]",
+			runbook(`steps = [{ interface = "bios", step = "factory_reset" }, { interface = "bios", step = "factory_reset" }]`),
+			"Duplicate runbook step", "bios.factory_reset is in the runbook twice"),
+		bad("runbook step args not an object", "steps[0].args",
+			runbook(`steps = [{ interface = "bios", step = "x", args = "[1]" }]`), `"[1]" is not a JSON object`),
+		bad("inspection rule bad operator", "conditions[0].op",
+			inspectionRule(`conditions = [{ op = "greater-than", args = jsonencode(["{inventory[memory][physical_mb]}", 65536]) }]`),
+			"Invalid conditions[0].op", `"greater-than" is not an inspection rule operator of Ironic 2025.1`, "eq, gt, in-net"),
+		bad("inspection rule bad action", "actions[0].op",
+			inspectionRule(`actions = [{ op = "set-traits", args = jsonencode({ name = "CUSTOM_BIG_MEM" }) }]`),
+			"Invalid actions[0].op", `"set-traits" is not an inspection rule action of Ironic 2025.1`, "add-trait"),
+		bad("inspection rule action missing an argument", "actions[0].args",
+			inspectionRule(`actions = [{ op = "set-attribute", args = jsonencode({ path = "resource_class" }) }]`),
+			"Invalid actions[0].args", "action set-attribute takes path, value: missing value"),
+		bad("inspection rule multiple without loop", "conditions[0].multiple",
+			inspectionRule(`conditions = [{ op = "is-true", args = jsonencode(["x"]), multiple = "all" }]`),
+			"multiple without loop"),
+		bad("inspection rule priority too high", "priority", inspectionRule(`priority = 10000`), "priority", "9999"),
 	}
+}
+
+func runbook(args string) string {
+	return resourceBlock("baremetal_runbook", map[string]string{
+		"name":  `"CUSTOM_NAME"`,
+		"steps": `[{ interface = "bios", step = "factory_reset" }]`,
+	}, args)
+}
+
+func inspectionRule(args string) string {
+	return resourceBlock("baremetal_inspection_rule", map[string]string{
+		"actions": `[{ op = "add-trait", args = jsonencode({ name = "CUSTOM_X" }) }]`,
+	}, args)
 }
 
 func ipPool(args string) string {
@@ -689,6 +730,34 @@ data "baremetal_hardware" "good" {
 data "baremetal_firmware" "good" {
   host_id = "worker-0"
   bmc     = { address = "idrac-virtualmedia://10.0.0.9/redfish/v1/Systems/System.Embedded.1", username = "root", password = "calvin" }
+}
+
+resource "baremetal_runbook" "good" {
+  name = "CUSTOM_FIRMWARE_BASELINE"
+  steps = [
+    { interface = "bios", step = "apply_configuration", args = jsonencode({ settings = [{ name = "A", value = "1" }] }), order = 1 },
+    { interface = "firmware", step = "update", args = var.endpoint },
+  ]
+  owner = "project-a"
+  extra = { team = "infra" }
+}
+
+resource "baremetal_inspection_rule" "good" {
+  description = "big memory"
+  priority    = 50
+  sensitive   = true
+  conditions = [
+    { op = "matches", args = jsonencode({ value = "{inventory[memory][physical_mb]}", regex = "^[0-9]{6,}$" }) },
+    { op = "!is-empty", args = jsonencode(["{item}"]), loop = jsonencode(["a", "b"]), multiple = "all" },
+    { op = "gt", args = jsonencode({ values = [2, 1], force_strings = false }) },
+    { op = var.endpoint, args = var.endpoint },
+  ]
+  actions = [
+    { op = "add-trait", args = jsonencode({ name = "CUSTOM_BIG_MEM" }) },
+    { op = "set-attribute", args = jsonencode(["resource_class", "big-mem"]) },
+    { op = "log", args = jsonencode({ msg = "m" }) },
+    { op = "set-plugin-data", args = jsonencode({ path = "a.b", value = "{item}" }), loop = jsonencode([1, 2]) },
+  ]
 }
 ` + goodUnknowns
 

@@ -73,6 +73,7 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 	prov := ironic.NewProvisioner(conn.Client, w, ironic.WithStallTimeout(s.StallTimeout, nil), ironic.WithoutInspectionDetails(),
 		ironic.WithDeployImages(s.DeployImages), ironic.WithServerMaxMicroversion(conn.MaxMicroversion))
 	cat := ironic.NewCatalog(conn.Client, ironic.WithWatcher(w))
+	fleet := ironic.NewFleetStore(conn.Client, conn.Features())
 	return &lifecycle.Clients{
 		Machine: &lifecycle.Machine{
 			Prov:  prov,
@@ -87,12 +88,14 @@ func newClients(ctx context.Context, s settings) (*lifecycle.Clients, error) {
 			// gives up within minutes, not half an hour.
 			BackoffUnit: backoffUnit,
 		},
-		Catalog:  cat,
-		Firmware: cat,
-		Updater:  cat,
-		IPPools:  ironic.NewIPPoolStore(conn.Client),
-		CheckBMC: bmc.CheckAccess,
-		ResetBMC: bmc.ResetManager,
-		API:      conn.Features(),
+		Catalog:         cat,
+		Firmware:        cat,
+		Updater:         cat,
+		IPPools:         ironic.NewIPPoolStore(conn.Client),
+		Runbooks:        fleet,
+		InspectionRules: fleet,
+		CheckBMC:        bmc.CheckAccess,
+		ResetBMC:        bmc.ResetManager,
+		API:             conn.Features(),
 	}, nil
 }

@@ -160,15 +160,19 @@ func (r *hostResource) Schema(ctx context.Context, _ resource.SchemaRequest, res
 			"resource_class": schema.StringAttribute{
 				Optional: true, Computed: true,
 				Description: "Ironic resource class, which claims match. Default `baremetal` when the host is created. Left unset " +
-					"afterwards, it keeps what the node has: an imported node without a resource class keeps none (`\"\"`).",
+					"afterwards, it keeps what the node has (also what an inspection rule sets while the host is created): an imported " +
+					"node without a resource class keeps none (`\"\"`).",
 				Validators:    []validator.String{validators.ResourceClass()},
 				PlanModifiers: []planmodifier.String{defaultOnCreate("baremetal")},
 			},
 			"desired_state": desiredStateAttribute(),
 			"traits": schema.SetAttribute{
 				Optional: true, ElementType: types.StringType,
-				Description: "Ironic traits, which claims can require: standard traits (os-traits, e.g. `HW_CPU_X86_AVX2`) or `CUSTOM_` and upper-case letters, digits and `_` (e.g. `CUSTOM_GPU`).",
-				Validators:  []validator.Set{setvalidator.ValueStringsAre(validators.Trait())},
+				Description: "Ironic traits, which claims can require: standard traits (os-traits, e.g. `HW_CPU_X86_AVX2`) or `CUSTOM_` and upper-case letters, digits and `_` (e.g. `CUSTOM_GPU`). " +
+					"Left unset, the node's traits are Ironic's to keep: those an inspection rule (`baremetal_inspection_rule`) or an operator " +
+					"sets stay, and a refresh does not read them (an import does); set `traits = []` to clear them. A runbook runs only " +
+					"on a host whose traits include its name.",
+				Validators: []validator.Set{setvalidator.ValueStringsAre(validators.Trait())},
 			},
 			"conductor_group": schema.StringAttribute{
 				Optional:    true,
@@ -260,6 +264,11 @@ func plannedSpec(ctx context.Context, p tfsdk.Plan, cfg tfsdk.Config, plan *host
 	}
 	spec, d := plan.spec(ctx, wo)
 	diags.Append(d...)
+	// resource_class left unset: the default is written at creation only,
+	// then the node's is kept (an inspection rule may set it).
+	var rc types.String
+	diags.Append(cfg.GetAttribute(ctx, path.Root("resource_class"), &rc)...)
+	spec.KeepResourceClass = rc.IsNull()
 	return spec, !diags.HasError()
 }
 
@@ -303,7 +312,7 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(state.readNode(ctx, r.machine(), h, obs)...)
+	resp.Diagnostics.Append(state.readNode(ctx, r.machine(), h, obs, false)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

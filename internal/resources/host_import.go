@@ -52,7 +52,7 @@ func importedHost(ctx context.Context, st stateData, obs lifecycle.Observation) 
 	}
 	// An imported host has no ports in state: readNode reads none, and
 	// needs no machine for them.
-	diags.Append(m.readNode(ctx, nil, h, obs)...)
+	diags.Append(m.readNode(ctx, nil, h, obs, true)...)
 	diags.Append(st.Set(ctx, &m)...)
 	return diags
 }
@@ -60,10 +60,11 @@ func importedHost(ctx context.Context, st stateData, obs lifecycle.Observation) 
 // readNode is what a refresh reads into m of the node obs (h holds the
 // refreshed status): power, the fields a user may change behind
 // Terraform's back, the status, the day-2 arguments (machine reads the
-// ports the state lists), and the defaults an import leaves unset.
-func (m *hostModel) readNode(ctx context.Context, machine *lifecycle.Machine, h *lifecycle.Host, obs lifecycle.Observation) diag.Diagnostics {
+// ports the state lists), and the defaults an import leaves unset;
+// importing says it is an import's first read.
+func (m *hostModel) readNode(ctx context.Context, machine *lifecycle.Machine, h *lifecycle.Host, obs lifecycle.Observation, importing bool) diag.Diagnostics {
 	m.readOnline(obs)
-	m.readObserved(obs)
+	m.readObserved(obs, importing)
 	m.setStatus(h, &obs)
 	diags := m.readDay2(ctx, machine, h, obs)
 	if m.LastUpdated.IsNull() {

@@ -237,6 +237,7 @@ func (m *hostModel) spec(ctx context.Context, wo hostSecrets) (lifecycle.HostSpe
 	tfglue.ElementsAs(ctx, m.Labels, &s.Labels, &diags)
 	tfglue.ElementsAs(ctx, m.Traits, &s.Traits, &diags)
 	sort.Strings(s.Traits)
+	s.KeepTraits = m.Traits.IsNull()
 	return s, diags
 }
 
@@ -309,7 +310,10 @@ func (m *hostModel) status() lifecycle.HostStatus {
 // readObserved copies what Ironic says about fields the user may change
 // behind Terraform's back (labels, resource class, traits, boot mode,
 // automated cleaning, disable_power_off), so a plan shows the drift. Fields the user left unset stay unset.
-func (m *hostModel) readObserved(obs lifecycle.Observation) {
+//
+// Traits left unset are the node's to keep (inspection rules may set them):
+// a refresh leaves them unset, an import reads them.
+func (m *hostModel) readObserved(obs lifecycle.Observation, importing bool) {
 	m.Name = types.StringValue(obs.Name)
 	if !m.Labels.IsNull() || len(obs.Labels) > 0 {
 		m.Labels = tfglue.StringMap(obs.Labels)
@@ -317,7 +321,7 @@ func (m *hostModel) readObserved(obs lifecycle.Observation) {
 	if !m.ResourceClass.IsNull() || obs.ResourceClass != "" {
 		m.ResourceClass = types.StringValue(obs.ResourceClass)
 	}
-	if !m.Traits.IsNull() || len(obs.Traits) > 0 {
+	if !m.Traits.IsNull() || (importing && len(obs.Traits) > 0) {
 		m.Traits = tfglue.StringSet(obs.Traits)
 	}
 	if !m.DisablePowerOff.IsNull() || obs.DisablePowerOff {

@@ -17,7 +17,8 @@ import (
 // and `terraform query` can name it. The host and the resources on one
 // host (deployment, firmware settings, firmware update) are named by the
 // node's UUID, a claim by its allocation's UUID: their `id`. Host names are
-// not identities: they can be changed. IP pools and their claims are named
+// not identities: they can be changed. Runbooks and inspection rules are
+// named by their UUIDs (a runbook's name can change). IP pools and their claims are named
 // by what names them in Ironic and cannot change: a pool's name, a claim's
 // pool and owner.
 //
@@ -83,7 +84,17 @@ func (r *dataImageResource) IdentitySchema(_ context.Context, _ resource.Identit
 	resp.IdentitySchema = uuidIdentitySchema(nodeIdentityDoc + " A host holds one data image, in its virtual CD.")
 }
 
+func (r *runbookResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = uuidIdentitySchema("The runbook's Ironic UUID (its `id`; the name can change).")
+}
+
+func (r *inspectionRuleResource) IdentitySchema(_ context.Context, _ resource.IdentitySchemaRequest, resp *resource.IdentitySchemaResponse) {
+	resp.IdentitySchema = uuidIdentitySchema("The inspection rule's Ironic UUID (its `id`).")
+}
+
 var (
+	_ resource.ResourceWithIdentity = (*runbookResource)(nil)
+	_ resource.ResourceWithIdentity = (*inspectionRuleResource)(nil)
 	_ resource.ResourceWithIdentity = (*dataImageResource)(nil)
 	_ resource.ResourceWithIdentity = (*ipPoolResource)(nil)
 	_ resource.ResourceWithIdentity = (*ipClaimResource)(nil)

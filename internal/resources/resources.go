@@ -29,6 +29,8 @@ func All() []func() resource.Resource {
 		named[ipPoolResource]("_ip_pool"),
 		named[ipClaimResource]("_ip_claim"),
 		named[dataImageResource]("_data_image"),
+		named[runbookResource]("_runbook"),
+		named[inspectionRuleResource]("_inspection_rule"),
 	}
 }
 
@@ -40,6 +42,12 @@ var (
 	_ resource.ResourceWithImportState      = (*hostResource)(nil)
 	_ resource.ResourceWithImportState      = (*ipClaimResource)(nil)
 	_ resource.ResourceWithImportState      = (*ipPoolResource)(nil)
+	_ resource.ResourceWithImportState      = (*runbookResource)(nil)
+	_ resource.ResourceWithImportState      = (*inspectionRuleResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*runbookResource)(nil)
+	_ resource.ResourceWithValidateConfig   = (*inspectionRuleResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*runbookResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*inspectionRuleResource)(nil)
 	_ resource.ResourceWithValidateConfig   = (*claimResource)(nil)
 	_ resource.ResourceWithValidateConfig   = (*firmwareUpdateResource)(nil)
 	_ resource.ResourceWithValidateConfig   = (*hostResource)(nil)

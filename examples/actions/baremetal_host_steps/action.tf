@@ -25,3 +25,12 @@ action "baremetal_host_steps" "bios_web2" {
     }]
   }
 }
+
+# Or a runbook by name (a baremetal_runbook; the host's traits must include
+# its name).
+action "baremetal_host_steps" "baseline_web3" {
+  config {
+    host_id = baremetal_host.web3.id
+    runbook = baremetal_runbook.firmware_baseline.name
+  }
+}

@@ -66,6 +66,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /v1/allocations/{id}", s.deleteAllocation)
 	s.deployTemplateRoutes()
 	s.historyRoutes()
+	s.fleetRoutes()
 }
 
 // withNode resolves {id} (UUID or name) or answers 404 as Ironic does.
@@ -416,9 +417,33 @@ func (s *Server) provision(w http.ResponseWriter, r *http.Request, n *nodes.Node
 		CleanSteps   []map[string]any `json:"clean_steps"`
 		ServiceSteps []map[string]any `json:"service_steps"`
 		ConfigDrive  any              `json:"configdrive"`
+		Runbook      string           `json:"runbook"`
 	}
 	if !decode(w, r, &body) {
 		return
+	}
+	if body.Runbook != "" {
+		if !s.requireMicroversion(w, r, "1.92") {
+			return
+		}
+		if body.Target != "clean" && body.Target != "service" {
+			WriteError(w, http.StatusBadRequest, `"runbooks" is only valid when setting target provision state to clean or service`)
+			return
+		}
+		if len(body.CleanSteps) > 0 || len(body.ServiceSteps) > 0 {
+			WriteError(w, http.StatusBadRequest, fmt.Sprintf(`Please provide either "%s_steps" or a runbook, but not both.`, body.Target))
+			return
+		}
+		steps, status, msg := s.runbookSteps(body.Runbook, n.Traits, n.UUID)
+		if status != 0 {
+			WriteError(w, status, msg)
+			return
+		}
+		if body.Target == "clean" {
+			body.CleanSteps = steps
+		} else {
+			body.ServiceSteps = steps
+		}
 	}
 	waiting := strings.HasSuffix(n.ProvisionState, " wait") || n.ProvisionState == "wait call-back"
 	if n.TargetProvisionState != "" && !(body.Target == "abort" && waiting) {

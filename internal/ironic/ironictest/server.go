@@ -122,6 +122,8 @@ type Server struct {
 	pendingVerb map[string]string             // node -> the verb running
 	allocating  map[string]int                // allocation -> reads before it settles
 	templates   map[string]*DeployTemplate    // deploy templates by UUID (deploytemplates.go)
+	runbooks    map[string]*Runbook           // runbooks by UUID (fleet.go)
+	rules       map[string]*InspectionRule    // inspection rules by UUID (fleet.go)
 	bootDevices map[string][]BootDevice       // node -> boot devices set (management.go)
 	vmedia      map[string]Media              // node -> CD virtual media (vmedia.go)
 	history     map[string][]HistoryEvent     // node -> its history (history.go)

@@ -38,7 +38,7 @@ type OCIImage struct {
 // HTTPClient is a client that trusts the registry, for a simulated agent
 // (a real ramdisk has the site's CA in its trust store).
 func (i OCIImage) HTTPClient() *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr := &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConns: 10, IdleConnTimeout: 90 * time.Second}
 	if i.Roots != nil {
 		tr.TLSClientConfig = &tls.Config{RootCAs: i.Roots, MinVersion: tls.VersionTLS12}
 	}

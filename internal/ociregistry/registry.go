@@ -45,6 +45,15 @@ type Registry struct {
 	// Denied counts the requests answered 401, for tests.
 	denied int
 	pulls  []Pull
+	onPull func(Pull)
+}
+
+// OnPull calls f with every authenticated pull as it is logged (a
+// command prints the registry's access log with it).
+func (r *Registry) OnPull(f func(Pull)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onPull = f
 }
 
 // grant is what a token allows, and whose credentials obtained it.
@@ -130,10 +139,15 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
 	r.inner.ServeHTTP(cw, req)
+	p := Pull{Time: time.Now(), User: g.user, Via: g.via, Repository: repo, Kind: kind, Reference: ref,
+		Status: cw.status, Bytes: cw.n, UserAgent: req.UserAgent()}
 	r.mu.Lock()
-	r.pulls = append(r.pulls, Pull{Time: time.Now(), User: g.user, Via: g.via, Repository: repo, Kind: kind, Reference: ref,
-		Status: cw.status, Bytes: cw.n, UserAgent: req.UserAgent()})
+	r.pulls = append(r.pulls, p)
+	f := r.onPull
 	r.mu.Unlock()
+	if f != nil {
+		f(p)
+	}
 }
 
 // pullPath is /v2/<name>/(blobs|manifests)/<reference>.

@@ -135,6 +135,8 @@ func TestPushAndResolveTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var printed []string
+	r.OnPull(func(p Pull) { printed = append(printed, p.String()) })
 	c := &client{hc: srv.Client(), ctx: ctx}
 	if err := c.authenticate("https://"+host+"/v2/", "demo", ""); err == nil {
 		t.Fatal("authenticated without credentials")
@@ -148,6 +150,9 @@ func TestPushAndResolveTLS(t *testing.T) {
 	}
 	if pulls := r.Pulls(); len(pulls) != 2 || pulls[0].Kind != "manifest" || pulls[0].Reference != "latest" {
 		t.Fatalf("pulls %v, want the tag and the manifest", pulls)
+	}
+	if len(printed) != 2 || !strings.Contains(printed[0], `user="deployer" via="pull secret" repository="demo" manifest=latest status=200`) {
+		t.Fatalf("OnPull saw %q", printed)
 	}
 }
 

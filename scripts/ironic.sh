@@ -775,6 +775,25 @@ started_count() {
   echo "${n:-0}"
 }
 
+# oci_tls DIR: a TLS certificate for 127.0.0.1 that Ironic trusts, for the
+# tests' OCI registries. Ironic 2025.1's OCI client only speaks https to a
+# registry (oci_registry.py _build_url), and verifies it with requests'
+# default trust (OciImageService takes [DEFAULT] webserver_verify_ca as a
+# strict boolean: a CA file there is refused), so the rig starts Ironic with
+# REQUESTS_CA_BUNDLE = the host's CAs plus this certificate, and
+# `scripts/ironic.sh env` hands the certificate and its key to the tests
+# (BAREMETAL_TEST_OCI_TLS_CERT/_KEY), whose registries serve with it. The
+# same for every release: 2023.1 never talks to a registry.
+oci_tls() {
+  local dir=$1
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+    -subj "/CN=baremetal rig OCI registry" -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+    -keyout "$dir/oci-registry.key" -out "$dir/oci-registry.crt" >/dev/null 2>&1 ||
+    { log "openssl could not make the OCI registry's certificate"; return 1; }
+  cat /etc/ssl/certs/ca-certificates.crt "$dir/oci-registry.crt" >"$dir/ca-bundle.pem" 2>/dev/null ||
+    cp "$dir/oci-registry.crt" "$dir/ca-bundle.pem"
+}
+
 # start_proc NAME: start one Ironic process on the rig's config.
 start_proc() {
   local name=$1 dir conf cmd
@@ -786,7 +805,8 @@ start_proc() {
     api) cmd=(ironic-api) ;;
     conductor-*) cmd=(ironic-conductor); conf+=(--config-file "$dir/$name.conf") ;;
   esac
-  spawn_ironic "$name" "$dir/$name.stdout.log" "${cmd[@]}" "${conf[@]}" --log-file "$dir/$name.log"
+  # REQUESTS_CA_BUNDLE: see oci_tls.
+  spawn_ironic "$name" "$dir/$name.stdout.log" env REQUESTS_CA_BUNDLE="$dir/ca-bundle.pem" "${cmd[@]}" "${conf[@]}" --log-file "$dir/$name.log"
   log "started $name (pid $(cat "$(pidfile "$name")"))"
 }
 
@@ -861,6 +881,7 @@ start() {
   echo "$dir" >"$run/ironic.dir"
   mkdir -p "$dir/httpboot" "$dir/tftpboot"
   [ "$(db_kind)" = mariadb ] && mariadb_start "$dir"
+  oci_tls "$dir"
   write_conf "$dir"
   agent_conf "$dir"
   ironic_exec ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1 ||
@@ -940,6 +961,9 @@ case "${1:-}" in
        # Ironic enrolls unknown machines (IRONIC_AUTO_DISCOVERY=1).
        if [ -f "$(cat "$run/ironic.dir")/auto-discovery" ]; then echo "BAREMETAL_TEST_AUTO_DISCOVERY=1"; fi
        echo "BAREMETAL_TEST_IRONIC_RELEASE=$(release)"
+       # The OCI registries of the tests serve TLS with this (oci_tls).
+       echo "BAREMETAL_TEST_OCI_TLS_CERT=$(cat "$run/ironic.dir")/oci-registry.crt"
+       echo "BAREMETAL_TEST_OCI_TLS_KEY=$(cat "$run/ironic.dir")/oci-registry.key"
        # Network boot tests chain iPXE from here.
        if running httpboot; then echo "BAREMETAL_TEST_IRONIC_HTTP_URL=$(http_url)"; fi ;;
   requests) requests ;;

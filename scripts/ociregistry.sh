@@ -9,6 +9,11 @@
 #
 # The password stays in a 0600 file under OCIREGISTRY_RUN_DIR; the
 # acceptance tests start their own registry in-process instead.
+# Ironic 2025.1 reaches registries over https only: with
+# OCIREGISTRY_TLS_CERT and OCIREGISTRY_TLS_KEY (e.g. the rig's
+# BAREMETAL_TEST_OCI_TLS_CERT/_KEY from scripts/ironic.sh env, which the
+# rig's Ironic trusts) it serves https. Each authenticated pull is a line
+# in $OCIREGISTRY_RUN_DIR/log.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 port=${OCIREGISTRY_PORT:-8470}
@@ -26,7 +31,9 @@ start)
   (umask 077 && head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$run/password")
   printf 'deployer:%s' "$(cat "$run/password")" >"$run/pull-secret"
   chmod 600 "$run/pull-secret"
-  OCIREGISTRY_PASSWORD=$(cat "$run/password") "$run/ociregistry" -listen "127.0.0.1:$port" \
+  tls=()
+  if [ -n "${OCIREGISTRY_TLS_CERT:-}" ]; then tls=(-tls-cert "$OCIREGISTRY_TLS_CERT" -tls-key "${OCIREGISTRY_TLS_KEY:?with OCIREGISTRY_TLS_CERT}"); fi
+  OCIREGISTRY_PASSWORD=$(cat "$run/password") "$run/ociregistry" -listen "127.0.0.1:$port" "${tls[@]}" \
     >"$run/url" 2>"$run/log" &
   echo $! >"$run/pid"
   for _ in $(seq 1 100); do [ -s "$run/url" ] && break; sleep 0.1; done

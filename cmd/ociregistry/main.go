@@ -8,11 +8,17 @@
 // The password comes from the environment, not the command line (which
 // other users of the machine can read). Without -image it makes a 64 MiB
 // qcow2 with qemu-img, as the demo does. It prints the image's oci:// URL,
-// then serves until SIGINT or SIGTERM.
+// then serves until SIGINT or SIGTERM. With -tls-cert and -tls-key it
+// serves https (Ironic 2025.1's OCI client speaks nothing else; give
+// Ironic the certificate, as scripts/ironic.sh does for its own through
+// REQUESTS_CA_BUNDLE). Every authenticated pull is logged on stderr, one
+// line each (ociregistry.Pull.String).
 package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +27,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/cmdmain"
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/ociregistry"
@@ -38,6 +47,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	repo := fs.String("repo", "demo/disk", "repository of the image")
 	tag := fs.String("tag", "latest", "tag of the image")
 	arch := fs.String("arch", "amd64", "platform architecture of the image")
+	certFile := fs.String("tls-cert", "", "serve https with this certificate (PEM; with -tls-key)")
+	keyFile := fs.String("tls-key", "", "the certificate's key (PEM)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,11 +69,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	reg := ociregistry.New(*user, password)
-	srv := &http.Server{Handler: reg}
-	go func() { _ = srv.Serve(ln) }()
+	reg.OnPull(func(p ociregistry.Pull) { fmt.Fprintln(os.Stderr, p) })
+	srv := &http.Server{Handler: reg, ReadHeaderTimeout: 30 * time.Second}
+	var opts []remote.Option
+	if (*certFile == "") != (*keyFile == "") {
+		return errors.New("-tls-cert and -tls-key go together")
+	}
+	if *certFile != "" {
+		pem, err := os.ReadFile(*certFile)
+		if err != nil {
+			return err
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("%s holds no PEM certificate", *certFile)
+		}
+		opts = append(opts, remote.WithTransport(&http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}))
+		go func() { _ = srv.ServeTLS(ln, *certFile, *keyFile) }()
+	} else {
+		go func() { _ = srv.Serve(ln) }()
+	}
 	defer func() { _ = srv.Close() }()
 	p, err := ociregistry.Push(ctx, ln.Addr().String(), *repo, *tag, *user, password,
-		ociregistry.DiskImage{Data: data, FileName: file, DiskType: "qcow2", Arch: *arch})
+		ociregistry.DiskImage{Data: data, FileName: file, DiskType: "qcow2", Arch: *arch}, opts...)
 	if err != nil {
 		return err
 	}

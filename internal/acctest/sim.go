@@ -34,9 +34,15 @@ func StartSimDialect(t *testing.T, dialect string, n int, user, pass string) (sr
 // posting its inventory to ironic-inspector when the rig runs one
 // (InspectorURL), else to Ironic's built-in inspection when the rig's
 // Ironic has it (BuiltinInspection). Hosts on it use SimAgentHostDriver.
-func StartAgentSim(t *testing.T, n int, user, pass string) (srv *sim.Server, profiles []sim.Profile) {
+// configure adjusts the agents' Config, e.g. an HTTPClient that trusts a
+// test registry's certificate.
+func StartAgentSim(t *testing.T, n int, user, pass string, configure ...func(*agent.Config)) (srv *sim.Server, profiles []sim.Profile) {
 	t.Helper()
-	srv, profiles = startSim(t, sim.Options{Agent: &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), InspectIronic: BuiltinInspection(), Logf: t.Logf}}, n, user, pass)
+	cfg := &agent.Config{IronicURL: Endpoint(), InspectorURL: InspectorURL(), InspectIronic: BuiltinInspection(), Logf: t.Logf}
+	for _, c := range configure {
+		c(cfg)
+	}
+	srv, profiles = startSim(t, sim.Options{Agent: cfg}, n, user, pass)
 	// A failed test says what each agent saw: its boots, lookups,
 	// heartbeats and commands are the other half of Ironic's last_error.
 	t.Cleanup(func() {

@@ -93,13 +93,14 @@ func digestOf(b []byte) string {
 
 // Push uploads img to host/repo:tag with the registry's credentials,
 // through go-containerregistry's client (which goes through the same token
-// exchange as any other client).
-func Push(ctx context.Context, host, repo, tag, user, password string, img DiskImage) (Pushed, error) {
+// exchange as any other client). extra are more client options, such as
+// remote.WithTransport for a registry serving TLS with a test certificate.
+func Push(ctx context.Context, host, repo, tag, user, password string, img DiskImage, extra ...remote.Option) (Pushed, error) {
 	ref, err := name.NewTag(host+"/"+repo+":"+tag, name.Insecure)
 	if err != nil {
 		return Pushed{}, err
 	}
-	opts := []remote.Option{remote.WithContext(ctx), remote.WithAuth(&authn.Basic{Username: user, Password: password})}
+	opts := append([]remote.Option{remote.WithContext(ctx), remote.WithAuth(&authn.Basic{Username: user, Password: password})}, extra...)
 	empty := []byte("{}")
 	for _, blob := range []struct {
 		data []byte

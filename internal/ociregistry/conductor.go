@@ -10,8 +10,8 @@ package ociregistry
 // `disktype` annotation and platform suit the node, and builds the
 // image_info the agent gets: the blob URL, the blob's sha256 as checksum
 // and image_request_authorization, base64 of the "Bearer <token>"
-// Authorization header. The simulated agent's tests feed that to it, as the
-// rig's Ironic (21.4) predates OCI support.
+// Authorization header. The simulated agent's hermetic tests feed that to
+// it; the acceptance test (testOCIDeploys) has the real Ironic 2025.1 do it.
 
 import (
 	"context"

@@ -44,13 +44,54 @@ type Registry struct {
 	tokens map[string]grant
 	// Denied counts the requests answered 401, for tests.
 	denied int
+	pulls  []Pull
+	onPull func(Pull)
 }
 
-// grant is what a token allows.
+// OnPull calls f with every authenticated pull as it is logged (a
+// command prints the registry's access log with it).
+func (r *Registry) OnPull(f func(Pull)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onPull = f
+}
+
+// grant is what a token allows, and whose credentials obtained it.
 type grant struct {
+	user    string // the account
+	via     string // how the token was asked for: "password" or "pull secret"
 	repo    string
 	actions []string
 	expires time.Time
+}
+
+// Pull is one authenticated GET of a manifest or blob, as a registry's
+// access log records it: who (the account behind the bearer token, and
+// which credential form obtained the token), what (repository, digest or
+// tag) and how much was sent.
+type Pull struct {
+	Time       time.Time
+	User       string // the account, "deployer"
+	Via        string // "password" (user and password) or "pull secret" (empty user, the Docker config auth value)
+	Repository string
+	Kind       string // "blob" or "manifest"
+	Reference  string // the digest ("sha256:...") or tag asked for
+	Status     int
+	Bytes      int64
+	UserAgent  string
+}
+
+// String is the registry's log line of the pull.
+func (p Pull) String() string {
+	return fmt.Sprintf("%s ociregistry: authenticated pull: user=%q via=%q repository=%q %s=%s status=%d bytes=%d client=%q",
+		p.Time.UTC().Format(time.RFC3339Nano), p.User, p.Via, p.Repository, p.Kind, p.Reference, p.Status, p.Bytes, p.UserAgent)
+}
+
+// Pulls is the log of authenticated pulls so far, oldest first.
+func (r *Registry) Pulls() []Pull {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.pulls)
 }
 
 // New returns a registry whose only account is user/password.
@@ -86,11 +127,61 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		need = "push"
 	}
-	if !r.allowed(req.Header.Get("Authorization"), repo, need) {
+	g, ok := r.allowed(req.Header.Get("Authorization"), repo, need)
+	if !ok {
 		r.challenge(w, req, repo, need)
 		return
 	}
-	r.inner.ServeHTTP(w, req)
+	kind, ref := pullTarget(req)
+	if kind == "" {
+		r.inner.ServeHTTP(w, req)
+		return
+	}
+	cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
+	r.inner.ServeHTTP(cw, req)
+	p := Pull{Time: time.Now(), User: g.user, Via: g.via, Repository: repo, Kind: kind, Reference: ref,
+		Status: cw.status, Bytes: cw.n, UserAgent: req.UserAgent()}
+	r.mu.Lock()
+	r.pulls = append(r.pulls, p)
+	f := r.onPull
+	r.mu.Unlock()
+	if f != nil {
+		f(p)
+	}
+}
+
+// pullPath is /v2/<name>/(blobs|manifests)/<reference>.
+var pullPath = regexp.MustCompile(`^/v2/.+?/(blobs|manifests)/([^/]+)$`)
+
+// pullTarget is the kind ("blob" or "manifest") and reference of a GET
+// that pulls content, or "" for anything else (HEAD, uploads, tag lists).
+func pullTarget(req *http.Request) (kind, ref string) {
+	if req.Method != http.MethodGet {
+		return "", ""
+	}
+	m := pullPath.FindStringSubmatch(req.URL.Path)
+	if m == nil {
+		return "", ""
+	}
+	return strings.TrimSuffix(m[1], "s"), m[2]
+}
+
+// countingWriter records the status and the body's size.
+type countingWriter struct {
+	http.ResponseWriter
+	status int
+	n      int64
+}
+
+func (c *countingWriter) WriteHeader(status int) {
+	c.status = status
+	c.ResponseWriter.WriteHeader(status)
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	c.n += int64(n)
+	return n, err
 }
 
 // repoPath finds the repository name of /v2/<name>/(blobs|manifests|tags)/...
@@ -104,19 +195,20 @@ func repository(p string) string {
 }
 
 // allowed checks a bearer token: any valid token opens /v2/ itself, a
-// repository needs the action on that repository.
-func (r *Registry) allowed(header, repo, action string) bool {
+// repository needs the action on that repository. It returns the token's
+// grant.
+func (r *Registry) allowed(header, repo, action string) (grant, bool) {
 	tok, ok := strings.CutPrefix(header, "Bearer ")
 	if !ok {
-		return false
+		return grant{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	g, ok := r.tokens[tok]
 	if !ok || time.Now().After(g.expires) {
-		return false
+		return grant{}, false
 	}
-	return repo == "" || (g.repo == repo && slices.Contains(g.actions, action))
+	return g, repo == "" || (g.repo == repo && slices.Contains(g.actions, action))
 }
 
 // challenge answers 401 with the bearer challenge that points at /token.
@@ -156,7 +248,10 @@ func (r *Registry) serveToken(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusUnauthorized, "UNAUTHORIZED", "invalid username or password")
 		return
 	}
-	g := grant{expires: time.Now().Add(tokenTTL)}
+	g := grant{user: r.user, via: "password", expires: time.Now().Add(tokenTTL)}
+	if user == "" {
+		g.via = "pull secret"
+	}
 	// scope=repository:<name>:<actions>; several scopes are not needed here.
 	if parts := strings.Split(req.URL.Query().Get("scope"), ":"); len(parts) == 3 && parts[0] == "repository" {
 		g.repo = parts[1]

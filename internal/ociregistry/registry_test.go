@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
 func startRegistry(t *testing.T) (*Registry, *httptest.Server) {
@@ -90,11 +92,67 @@ func TestPushAndResolve(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || string(got) != string(disk) {
 		t.Fatalf("blob with the token: %d, %d bytes", resp.StatusCode, len(got))
 	}
+	// The access log: the conductor's manifest reads and the blob download,
+	// each under the account and the credential form behind its token.
+	pulls := r.Pulls()
+	var blobs []Pull
+	for _, pl := range pulls {
+		if pl.User != "deployer" || pl.Via != "pull secret" || pl.Repository != "images/demo" || pl.Status != http.StatusOK {
+			t.Errorf("pull %s", pl)
+		}
+		if pl.Kind == "blob" {
+			blobs = append(blobs, pl)
+		}
+	}
+	if len(pulls) != 3 || len(blobs) != 1 || blobs[0].Reference != p.BlobDigest || blobs[0].Bytes != int64(len(disk)) {
+		t.Fatalf("pulls %v, want the tag's index, the manifest and blob %s (%d bytes)", pulls, p.BlobDigest, len(disk))
+	}
+	if line := blobs[0].String(); !strings.Contains(line, `authenticated pull: user="deployer" via="pull secret" repository="images/demo" blob=`+p.BlobDigest+` status=200 bytes=`) {
+		t.Errorf("log line %q", line)
+	}
 	if _, err := Resolve(ctx, http.DefaultClient, "http", p.URL, "", "x86_64"); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("without a secret: %v, want the token endpoint's 401", err)
 	}
 	if _, err := Resolve(ctx, http.DefaultClient, "http", p.URL, r.Auth(), "aarch64"); err == nil {
 		t.Fatal("an aarch64 node found the amd64 image")
+	}
+	if n := len(r.Pulls()); n != 4 { // + the aarch64 look-up's index
+		t.Errorf("%d pulls logged, want 4: refused requests are not pulls", n)
+	}
+}
+
+// Over TLS, as Ironic 2025.1 reaches registries (https only): pushed with
+// the user and password, resolved with the account's password too (the
+// access log says which credential form was used).
+func TestPushAndResolveTLS(t *testing.T) {
+	r := New("deployer", "s3cret-pass")
+	srv := httptest.NewTLSServer(r)
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "https://")
+	ctx := context.Background()
+	p, err := Push(ctx, host, "demo", "latest", "deployer", "s3cret-pass",
+		DiskImage{Data: []byte("raw disk"), FileName: "disk.raw", DiskType: "raw", Arch: "amd64"}, remote.WithTransport(srv.Client().Transport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var printed []string
+	r.OnPull(func(p Pull) { printed = append(printed, p.String()) })
+	c := &client{hc: srv.Client(), ctx: ctx}
+	if err := c.authenticate("https://"+host+"/v2/", "demo", ""); err == nil {
+		t.Fatal("authenticated without credentials")
+	}
+	info, err := Resolve(ctx, srv.Client(), "https", p.URL, r.Auth(), "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(info.URL, "https://"+host+"/v2/demo/blobs/sha256:") || info.DiskFormat != "raw" {
+		t.Fatalf("resolved %+v", info)
+	}
+	if pulls := r.Pulls(); len(pulls) != 2 || pulls[0].Kind != "manifest" || pulls[0].Reference != "latest" {
+		t.Fatalf("pulls %v, want the tag and the manifest", pulls)
+	}
+	if len(printed) != 2 || !strings.Contains(printed[0], `user="deployer" via="pull secret" repository="demo" manifest=latest status=200`) {
+		t.Fatalf("OnPull saw %q", printed)
 	}
 }
 

@@ -105,7 +105,7 @@ func (r *stateRecorder) seen() []string {
 // agentRig is what an agent test starts from: a one-system simulator with
 // the simulated agent, agentHost's HCL for a host named name on its sys-0,
 // and the recorder of that host's provision states (recordedTest starts
-// it).
+// it). configure adjusts the agent's Config.
 type agentRig struct {
 	name    string
 	sc      *gophercloud.ServiceClient
@@ -115,10 +115,10 @@ type agentRig struct {
 	states  *stateRecorder
 }
 
-func startAgentRig(t *testing.T, prefix string) agentRig {
+func startAgentRig(t *testing.T, prefix string, configure ...func(*agent.Config)) agentRig {
 	t.Helper()
 	r := agentRig{name: acctest.Name(prefix), sc: acctest.Ironic(t)}
-	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password")
+	srv, profiles := acctest.StartAgentSim(t, 1, "admin", "password", configure...)
 	r.srv, r.profile = srv, profiles[0]
 	r.host = agentHost(r.name, acctest.SimAddress(srv, "sys-0"))
 	r.states = recordStates(t, r.sc, r.name)

@@ -116,6 +116,12 @@ func (a *Agent) download(b *boot, info map[string]any) (*ImageRecord, error) {
 	if err := supplyAuthorization(req, info); err != nil {
 		return fail(err.Error())
 	}
+	if h := req.Header.Get("Authorization"); h != "" {
+		scheme, _, _ := strings.Cut(h, " ")
+		a.mu.Lock()
+		rec.AuthScheme = scheme
+		a.mu.Unlock()
+	}
 	resp, err := a.http.Do(req)
 	if err != nil {
 		return fail(err.Error())

@@ -101,9 +101,21 @@ func TestOCIPullWithCredentials(t *testing.T) {
 				if err != nil {
 					t.Fatalf("download: %v", err)
 				}
-				if rec.Verdict != "match" || rec.Bytes != int64(len(disk)) || rec.Algorithm != "sha256" || rec.URL != resolved.URL {
+				if rec.Verdict != "match" || rec.Bytes != int64(len(disk)) || rec.Algorithm != "sha256" || rec.URL != resolved.URL || rec.AuthScheme != "Bearer" {
 					t.Fatalf("record %+v", rec)
 				}
+				// The registry logged the agent's download under the
+				// account whose pull secret the conductor used.
+				var blob *ociregistry.Pull
+				for _, p := range reg.Pulls() {
+					if p.Kind == "blob" {
+						blob = &p
+					}
+				}
+				if blob == nil || blob.User != "deployer" || blob.Via != "pull secret" || blob.Reference != pushed.BlobDigest || blob.Bytes != int64(len(disk)) {
+					t.Fatalf("registry pulls %v, want the blob %s by deployer", reg.Pulls(), pushed.BlobDigest)
+				}
+				t.Log(blob)
 				return
 			}
 			var ce *CommandError

@@ -69,6 +69,10 @@ type ImageRecord struct {
 	Verdict    string `json:"verdict"` // "match", "mismatch" or "download failed"
 	Bytes      int64  `json:"bytes"`
 	DiskFormat string `json:"disk_format,omitempty"`
+	// AuthScheme is the scheme of the Authorization header the download
+	// carried from image_info.image_request_authorization ("Bearer" for
+	// an oci:// image on Ironic 2025.1), never the credential; "" for none.
+	AuthScheme string `json:"auth_scheme,omitempty"`
 	Error      string `json:"error,omitempty"`
 }
 

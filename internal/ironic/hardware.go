@@ -50,7 +50,11 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 			if err != nil {
 				return nil, fmt.Errorf("node %s: reading the inventory: %w", n.UUID, err)
 			}
-			return hardwareFromInventory(data, lldp.neighbours(ctx, n.UUID)), nil
+			hd := hardwareFromInventory(data, lldp.neighbours(ctx, n.UUID))
+			if redfish != nil && unnamedNICs(hd) {
+				c.nameNICsFromBMC(ctx, n, redfish, hd)
+			}
+			return hd, nil
 		case isNotFound(r.Err) || gophercloud.ResponseCodeIs(r.Err, 406):
 			// No inventory stored (fake and redfish inspection store none).
 		default:
@@ -84,6 +88,43 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 		})
 	}
 	return hardwareFromProperties(n, pts), nil
+}
+
+// unnamedNICs reports whether an inventory has NICs without a name, as
+// Ironic 2024.1+'s out-of-band (redfish) inspection stores them.
+func unnamedNICs(hd *lifecycle.HardwareData) bool {
+	for _, nic := range hd.NICs {
+		if nic.Name == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// nameNICsFromBMC names the inventory's unnamed NICs as the BMC names them
+// over Redfish (by MAC), when the BMC can be read: network data refers to
+// NICs by name. A BMC that cannot be read leaves them unnamed.
+func (c *Catalog) nameNICsFromBMC(ctx context.Context, n *nodes.Node, redfish *lifecycle.BMCAccess, hd *lifecycle.HardwareData) {
+	cfg, systemID, ok, err := redfishConfigFor(redfish, n)
+	if err != nil || !ok {
+		return
+	}
+	inv, err := bmc.ReadInventory(ctx, cfg, systemID)
+	if err != nil {
+		tflog.Warn(ctx, "the inventory's NICs have no names and the BMC could not be read for them", map[string]any{
+			"node": n.UUID, "error": err.Error(),
+		})
+		return
+	}
+	named := map[string]string{}
+	for _, nic := range hardwareFromRedfish(inv, nil).NICs {
+		named[normalizeMAC(nic.MAC)] = nic.Name
+	}
+	for i, nic := range hd.NICs {
+		if nic.Name == "" {
+			hd.NICs[i].Name = named[normalizeMAC(nic.MAC)]
+		}
+	}
 }
 
 // ---------------------------------------------------------------------------

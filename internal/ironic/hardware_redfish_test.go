@@ -103,3 +103,44 @@ func TestCatalogFirmwareILOEnclosureDrives(t *testing.T) {
 		t.Errorf("source %s, %d components, enclosure drives %v; want redfish, 23, [21 22]", inv.Source, len(inv.Components), drives)
 	}
 }
+
+// Ironic 2024.1+'s redfish inspection stores an inventory whose NICs have
+// no names; with the BMC given, they take the names the BMC gives them
+// (by MAC), so that network data can refer to them. Without it they stay
+// unnamed.
+func TestHardwareInventoryNICNamesFromBMC(t *testing.T) {
+	const user, pass = "admin", "s3cret-Passw0rd"
+	bmcSrv, err := sim.Start(sim.Options{}, 1, user, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bmcSrv.Close() })
+	prof := sim.DefaultProfile(0)
+	var ifaces []string
+	for _, nic := range prof.NICs {
+		ifaces = append(ifaces, fmt.Sprintf(`{"name": "", "mac_address": %q}`, strings.ToUpper(nic.MAC)))
+	}
+	inv := `{"inventory": {"interfaces": [` + strings.Join(ifaces, ",") + `], "memory": {"physical_mb": 1024}}, "plugin_data": {}}`
+	access := &lifecycle.BMCAccess{
+		Address: "redfish+" + bmcSrv.SystemURL("sys-0"), Driver: "redfish",
+		DriverInfo: map[string]any{"redfish_username": user, "redfish_password": pass},
+	}
+	for _, tc := range []struct {
+		access *lifecycle.BMCAccess
+		named  bool
+	}{{nil, false}, {access, true}} {
+		c := NewCatalog(newCatFakeIronic(t, inv).start("1.82"))
+		hd, err := c.Hardware(catCtx(t, 30*time.Second), catNodeUUID, tc.access)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hd.Source != HardwareSourceInventory || len(hd.NICs) != len(prof.NICs) {
+			t.Fatalf("source %s, nics %+v", hd.Source, hd.NICs)
+		}
+		for i, nic := range hd.NICs {
+			if want := map[bool]string{true: prof.NICs[i].Name, false: ""}[tc.named]; nic.Name != want {
+				t.Errorf("bmc given %t: nic %s named %q, want %q", tc.named, nic.MAC, nic.Name, want)
+			}
+		}
+	}
+}

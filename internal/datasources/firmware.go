@@ -37,10 +37,10 @@ type firmwareComponentModel struct {
 func (d *firmwareDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		Description: "A host's firmware components and their versions, as Metal3's HostFirmwareComponents status: from " +
-			"Ironic's firmware API (API 1.86+; the bios, bmc and nic components) when it lists any, else from the BMC's " +
-			"Redfish FirmwareInventory when `bmc` is given (every item that belongs to the system, its managers, its " +
+			"the BMC's Redfish FirmwareInventory when `bmc` is given, else from Ironic's firmware API (API 1.86+; the bios, " +
+			"bmc and nic components) when it lists any. The BMC lists every item that belongs to the system, its managers, its " +
 			"chassis and what they contain: drives, storage enclosures, NICs, storage controllers, power supplies; an " +
-			"item is left out only when it is tied to another system of the same BMC); plus the BIOS version. " +
+			"item is left out only when it is tied to another system of the same BMC. Plus the BIOS version. " +
 			"`source` says which.",
 		Attributes: bmcHostAttributes("lists no firmware components",
 			"Where the components came from: `ironic` (firmware API), `redfish` (the BMC) or `none`.", map[string]schema.Attribute{

@@ -95,8 +95,10 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	str := computedString
 	resp.Schema = schema.Schema{
 		Description: "A host's hardware inventory in the shape of Metal3's HardwareData: CPU, RAM, NICs, disks, system vendor, " +
-			"BIOS firmware and hostname. It comes from Ironic's inventory API when Ironic holds an inspection, else from the " +
-			"BMC over Redfish when `bmc` is given, else from the node's properties and ports; `source` says which. `health` is " +
+			"BIOS firmware and hostname. It comes from Ironic's inventory API when Ironic holds an inspection by the agent, " +
+			"else from the BMC over Redfish when `bmc` is given (also when Ironic's inventory came from out-of-band inspection, " +
+			"as Ironic 2024.1 and later store one with unnamed NICs; without `bmc` those NICs take no names), else from " +
+			"Ironic's inventory, else from the node's properties and ports; `source` says which. `health` is " +
 			"Ironic's node health, or the BMC's with `health_from_bmc`.",
 		Attributes: bmcHostAttributes("holds no inspection inventory, or is asked for the health (`health_from_bmc`)",
 			"Where the data came from: `inventory` (Ironic inspection), `redfish` (the BMC) or `properties` (node properties and ports).", map[string]schema.Attribute{

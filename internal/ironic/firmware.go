@@ -284,9 +284,10 @@ func settingsRecorded(h *lifecycle.Host) bool {
 // ---------------------------------------------------------------------------
 // Firmware components (BMO hostfirmwarecomponents_controller.go)
 
-// Firmware lists a node's firmware components: Ironic's firmware API at
-// 1.86+ when it has any (BMO keeps bios, bmc and nic:*), else the BMC's
-// Redfish FirmwareInventory when redfish is given, else none. The BIOS
+// Firmware lists a node's firmware components: the BMC's Redfish
+// FirmwareInventory when redfish is given and the BMC speaks Redfish (every
+// item, where Ironic's API keeps a few), else Ironic's firmware API at 1.86+
+// (BMO keeps bios, bmc and nic:*), else none. The BIOS
 // version is the "bios" component's, else the system's BiosVersion.
 func (c *Catalog) Firmware(ctx context.Context, idOrName string, redfish *lifecycle.BMCAccess) (*lifecycle.FirmwareInventory, error) {
 	n, err := c.node(ctx, idOrName)
@@ -294,36 +295,15 @@ func (c *Catalog) Firmware(ctx context.Context, idOrName string, redfish *lifecy
 		return nil, err
 	}
 	out := &lifecycle.FirmwareInventory{Source: lifecycle.FirmwareSourceNone}
-	if c.Features().Components {
-		comps, err := nodes.ListFirmware(ctx, c.sc, n.UUID).Extract()
-		if err != nil {
-			return nil, apiError("list firmware components of node "+n.UUID, err)
-		}
-		for _, fc := range comps {
-			if fc.Component != "bios" && fc.Component != "bmc" && !strings.HasPrefix(fc.Component, "nic:") {
-				continue
-			}
-			out.Components = append(out.Components, lifecycle.FirmwareComponent{
-				ID: fc.Component, Name: fc.Component, Version: fc.CurrentVersion, Updateable: true,
-			})
-			if fc.Component == "bios" {
-				out.BIOSVersion = fc.CurrentVersion
-			}
-		}
-		if len(out.Components) > 0 {
-			out.Source = lifecycle.FirmwareSourceIronic
-			return out, nil
-		}
-	}
 	if redfish == nil {
-		return out, nil
+		return c.ironicFirmware(ctx, n, out)
 	}
 	rc, systemID, err := nodeRedfish(ctx, redfish, n, "reading the firmware inventory from the BMC")
 	if err != nil {
 		return nil, err
 	}
 	if rc == nil {
-		return out, nil
+		return c.ironicFirmware(ctx, n, out)
 	}
 	defer rc.Close()
 	facts, err := rc.SystemFacts(systemID)
@@ -359,4 +339,32 @@ func nodeRedfish(ctx context.Context, access *lifecycle.BMCAccess, n *nodes.Node
 		return nil, "", fmt.Errorf("node %s: %s: %w", n.UUID, what, err)
 	}
 	return rc, systemID, nil
+}
+
+// ironicFirmware is the node's components from Ironic's firmware API
+// (1.86+), filtered to bios, bmc and nic:* as BMO does; out as given when
+// the API is older or lists none.
+func (c *Catalog) ironicFirmware(ctx context.Context, n *nodes.Node, out *lifecycle.FirmwareInventory) (*lifecycle.FirmwareInventory, error) {
+	if !c.Features().Components {
+		return out, nil
+	}
+	comps, err := nodes.ListFirmware(ctx, c.sc, n.UUID).Extract()
+	if err != nil {
+		return nil, apiError("list firmware components of node "+n.UUID, err)
+	}
+	for _, fc := range comps {
+		if fc.Component != "bios" && fc.Component != "bmc" && !strings.HasPrefix(fc.Component, "nic:") {
+			continue
+		}
+		out.Components = append(out.Components, lifecycle.FirmwareComponent{
+			ID: fc.Component, Name: fc.Component, Version: fc.CurrentVersion, Updateable: true,
+		})
+		if fc.Component == "bios" {
+			out.BIOSVersion = fc.CurrentVersion
+		}
+	}
+	if len(out.Components) > 0 {
+		out.Source = lifecycle.FirmwareSourceIronic
+	}
+	return out, nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -393,5 +395,32 @@ func TestFirmwareUpdateService187(t *testing.T) {
 	_, _, err := p.Prepare(context.Background(), h, true, false)
 	if err == nil || !strings.Contains(err.Error(), "1.86") {
 		t.Errorf("firmware step at 1.82: %v", err)
+	}
+}
+
+// With BMC credentials the BMC's FirmwareInventory is listed, every item
+// of it, even where Ironic's firmware API (1.86+) keeps a few.
+func TestCatalogFirmwareBMCFirst(t *testing.T) {
+	const user, pass = "admin", "s3cret-Passw0rd"
+	bmcSrv, err := sim.Start(sim.Options{}, 1, user, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bmcSrv.Close() })
+	access := &lifecycle.BMCAccess{
+		Address: "redfish+" + bmcSrv.SystemURL("sys-0"), Driver: "redfish",
+		DriverInfo: map[string]any{"redfish_username": user, "redfish_password": pass},
+	}
+	srv := fwFake(t, "active", "1.86")
+	inv, err := NewCatalog(fwClient(t, srv, "1.86")).Firmware(context.Background(), "fw-0", access)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{}
+	for _, c := range inv.Components {
+		ids = append(ids, c.ID)
+	}
+	if inv.Source != lifecycle.FirmwareSourceRedfish || !slices.Contains(ids, "sys-0-BIOS") {
+		t.Errorf("bmc given on 1.86: source %s with components %v, want the BMC's (sys-0-BIOS, ...)", inv.Source, ids)
 	}
 }

@@ -28,9 +28,9 @@ const (
 )
 
 // Hardware returns the hardware of a node: Ironic's stored inventory when
-// there is one (API 1.81+), else what the BMC reports over Redfish when
-// redfish is given and reaches a Redfish BMC, else the node's properties
-// and ports. The node is read first, so a missing node wraps
+// there is one (API 1.81+) and it came from an agent or redfish is not
+// given, else what the BMC reports over Redfish when redfish is given and
+// reaches a Redfish BMC, else the node's properties and ports. The node is read first, so a missing node wraps
 // lifecycle.ErrNotRegistered whatever the source.
 func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecycle.BMCAccess) (*lifecycle.HardwareData, error) {
 	n, err := c.node(ctx, idOrName)
@@ -38,7 +38,7 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 		return nil, err
 	}
 
-	if has(c.sc, lifecycle.FeatureInventory) {
+	if has(c.sc, lifecycle.FeatureInventory) && !(redfish != nil && outOfBandInspection(n)) {
 		r := nodes.GetInventory(ctx, c.sc, n.UUID)
 		switch {
 		case r.Err == nil:
@@ -88,6 +88,18 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 		})
 	}
 	return hardwareFromProperties(n, pts), nil
+}
+
+// outOfBandInspection reports whether the node's inventory, if any, came
+// from its BMC (inspect interface redfish, idrac-redfish, ...: Ironic
+// 2024.1 and later store one, with unnamed NICs and no speeds), not from
+// an agent: with BMC credentials, the BMC read directly says more.
+func outOfBandInspection(n *nodes.Node) bool {
+	switch n.InspectInterface {
+	case "agent", "inspector", "":
+		return false
+	}
+	return true
 }
 
 // unnamedNICs reports whether an inventory has NICs without a name, as

@@ -144,3 +144,38 @@ func TestHardwareInventoryNICNamesFromBMC(t *testing.T) {
 		}
 	}
 }
+
+// With BMC credentials, an inventory from out-of-band inspection (Ironic
+// 2024.1+'s redfish inspection stores one) gives way to the BMC read
+// directly; an agent's inventory stays the source.
+func TestHardwareSourceByInspection(t *testing.T) {
+	const user, pass = "admin", "s3cret-Passw0rd"
+	bmcSrv, err := sim.Start(sim.Options{}, 1, user, pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bmcSrv.Close() })
+	access := &lifecycle.BMCAccess{
+		Address: "redfish+" + bmcSrv.SystemURL("sys-0"), Driver: "redfish",
+		DriverInfo: map[string]any{"redfish_username": user, "redfish_password": pass},
+	}
+	for _, tc := range []struct {
+		inspect string
+		access  *lifecycle.BMCAccess
+		want    string
+	}{
+		{"redfish", access, HardwareSourceRedfish},
+		{"redfish", nil, HardwareSourceInventory},
+		{"agent", access, HardwareSourceInventory},
+	} {
+		f := newCatFakeIronic(t, catIPAInventory)
+		f.node["inspect_interface"] = tc.inspect
+		hd, err := NewCatalog(f.start("1.82")).Hardware(catCtx(t, 30*time.Second), catNodeUUID, tc.access)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hd.Source != tc.want {
+			t.Errorf("inspect_interface %s, bmc given %t: source %s, want %s", tc.inspect, tc.access != nil, hd.Source, tc.want)
+		}
+	}
+}

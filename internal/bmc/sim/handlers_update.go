@@ -55,12 +55,13 @@ func (s *Server) findFirmware(r *http.Request, fwID string) (*system, *Firmware)
 // targetSystem is the system a SimpleUpdate target names by its URI
 // (/redfish/v1/Systems/ID), when the caller may see it; else nil.
 func (s *Server) targetSystem(r *http.Request, target string) *system {
-	id, ok := strings.CutPrefix(strings.TrimSuffix(target, "/"), v1+"/Systems/")
+	// As the BMC's dialect spells it (iLO: lower case, a trailing slash).
+	id, ok := strings.CutPrefix(canonicalPath(strings.TrimSuffix(target, "/")), v1+"/Systems/")
 	if !ok || strings.Contains(id, "/") {
 		return nil
 	}
 	for _, sys := range s.visibleSystems(r) {
-		if sys.id == id {
+		if strings.EqualFold(sys.id, id) {
 			return sys
 		}
 	}

@@ -485,7 +485,7 @@ func TestFirmwareUpdateSystemTarget(t *testing.T) {
 		"ImageURI": "http://images/bios-2.12.0.bin", "Targets": []string{"/redfish/v1/Systems/sys-9"},
 	}, nil)
 	resp := c.expect(202, "POST", "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", map[string]any{
-		"ImageURI": "http://images/bios-2.12.0.bin", "Targets": []string{"/redfish/v1/Systems/sys-1"},
+		"ImageURI": "http://images/bios-2.12.0.bin", "Targets": []string{"/redfish/v1/systems/SYS-1/"}, // as iLO spells it
 	}, nil)
 	mon := resp.Header.Get("Location") + "/Monitor"
 	for i := 0; c.do("GET", mon, nil, nil).StatusCode != 200; i++ {

@@ -95,10 +95,15 @@ func markManaged(body nodeBody) {
 // visibleDriverInfo is a node's driver_info without what Ironic masks
 // (passwords and other secrets read back as "******") and without values
 // that are not scalars, as strings: what an import can put in a host's
-// driver_info. nil when nothing is left.
+// driver_info, and without the mark this provider sets on nodes Ironic made
+// their own parent (ownPowerSupplyOp: not the user's). nil when nothing is
+// left.
 func visibleDriverInfo(info map[string]any) map[string]string {
 	var out map[string]string
 	for k, v := range info {
+		if k == ownPowerSupplyOp.Path[len("/driver_info/"):] {
+			continue
+		}
 		var s string
 		switch x := v.(type) {
 		case string:

@@ -52,6 +52,9 @@ func TestUpdateUnparentsSelfParentedNodes(t *testing.T) {
 		if !ownPowerSupply(got) || got.Extra["k"] != "v" {
 			t.Errorf("node %s after update: driver_info %v, extra %v", step.id, got.DriverInfo, got.Extra)
 		}
+		if v, shown := visibleDriverInfo(got.DriverInfo)["has_dedicated_power_supply"]; shown {
+			t.Errorf("node %s: the mark shows in the host's driver_info (%s): an import would plan its removal", step.id, v)
+		}
 		if n := countPatches(); n != step.patches {
 			t.Errorf("node %s: %d PATCHes, want %d", step.id, n, step.patches)
 		}

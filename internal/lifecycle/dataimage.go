@@ -35,6 +35,16 @@ type MediaState struct {
 	// Unread is true when nothing could read the device: Ironic 1.89 to
 	// 1.92 (attach without read) and no BMC credentials.
 	Unread bool
+	// Republished is true when the device holds Ironic's own copy of an
+	// image attached through its API (Ironic 2025.1 serves it from its
+	// HTTP server as .../cdrom-<node>.iso, whatever URL it was given).
+	Republished bool
+}
+
+// Holds reports whether the device holds url: that very URL, or Ironic's
+// copy of the image attached through its API (taken to be url).
+func (m MediaState) Holds(url string) bool {
+	return m.Inserted && (m.Image == url || m.Republished)
 }
 
 // MediaDeviceIronic is the device of an image attached through Ironic's
@@ -185,18 +195,21 @@ type ironicPath struct {
 	bmc    *bmcPath
 }
 
-func (p ironicPath) read(ctx context.Context, id string) (MediaState, error) {
+func (p ironicPath) read(ctx context.Context, id string) (ms MediaState, err error) {
 	switch {
 	case p.canGet:
-		return p.api.CDMediaState(ctx, id)
+		ms, err = p.api.CDMediaState(ctx, id)
 	case p.bmc != nil:
-		return p.bmc.read(ctx, id)
+		ms, err = p.bmc.read(ctx, id)
+	default:
+		return MediaState{Device: MediaDeviceIronic, Unread: true}, nil
 	}
-	return MediaState{Device: MediaDeviceIronic, Unread: true}, nil
+	ms.Republished = ms.Inserted && strings.HasSuffix(ms.Image, "/cdrom-"+id+".iso")
+	return ms, err
 }
 
 func (p ironicPath) insert(ctx context.Context, obs Observation, req DataImageRequest, cur MediaState) (MediaState, error) {
-	if cur.Unread || cur.Inserted && cur.Image != req.URL { // Ironic does not replace an image
+	if cur.Unread || cur.Inserted && (cur.Republished || cur.Image != req.URL) { // Ironic does not replace an image
 		if err := p.api.DetachCDMedia(ctx, obs.ID); err != nil {
 			return cur, fmt.Errorf("detaching the image the device holds: %w", err)
 		}
@@ -332,7 +345,7 @@ func (c *Clients) AttachDataImage(ctx context.Context, req DataImageRequest) (Ob
 	if err != nil {
 		return obs, ms, nil, fmt.Errorf("host %q (node %s): inserting the data image %s: %w", hostLabel(obs), obs.ID, req.URL, err)
 	}
-	if !ms.Inserted || ms.Image != req.URL {
+	if !ms.Holds(req.URL) {
 		return obs, ms, nil, fmt.Errorf("host %q (node %s): the BMC accepted the data image %s but its virtual media %s "+
 			"shows %q (inserted %t)", hostLabel(obs), obs.ID, req.URL, ms.Device, ms.Image, ms.Inserted)
 	}
@@ -399,7 +412,7 @@ func (c *Clients) DetachDataImage(ctx context.Context, req DataImageRequest) err
 	if err != nil {
 		return fmt.Errorf("host %q (node %s): reading its virtual media: %w", hostLabel(obs), obs.ID, err)
 	}
-	if !cur.Unread && (!cur.Inserted || cur.Image != req.URL) {
+	if !cur.Unread && !cur.Holds(req.URL) {
 		logTo(ctx, req.Log, "data image already ejected: nothing to do", map[string]any{"host": hostLabel(obs), "image": cur.Image})
 		return nil
 	}

@@ -49,10 +49,16 @@ func (b *mediaBMC) SetMaintenance(_ context.Context, _ string, on bool, reason s
 type vmediaCatalog struct {
 	*lifecycletest.Catalog
 	bmc *mediaBMC
+	// republish, when set, is Ironic's HTTP server: the BMC then holds
+	// Ironic's copy, as Ironic 2025.1 serves every attached image.
+	republish string
 }
 
-func (c vmediaCatalog) AttachCDMedia(_ context.Context, _, url string) error {
+func (c vmediaCatalog) AttachCDMedia(_ context.Context, id, url string) error {
 	c.bmc.calls = append(c.bmc.calls, "ironic attach")
+	if c.republish != "" {
+		url = c.republish + "/redfish/cdrom-" + id + ".iso"
+	}
 	c.bmc.cd = lifecycle.MediaState{Device: "Cd", Image: url, Inserted: true}
 	return nil
 }
@@ -83,6 +89,7 @@ func TestDataImagePaths(t *testing.T) {
 		wantCalls string
 		device    string
 		refusal   string
+		republish string
 	}{
 		{name: "1.82 with bmc", mv: "1.82", access: access, device: "Cd",
 			wantCalls: "maintenance on,bmc insert,maintenance off,maintenance on,bmc eject,maintenance off"},
@@ -91,6 +98,8 @@ func TestDataImagePaths(t *testing.T) {
 		{name: "1.89 without bmc", mv: "1.89", device: "cdrom", wantCalls: "ironic detach,ironic attach,ironic detach"},
 		{name: "1.93 without bmc", mv: "1.93", device: "cdrom", wantCalls: "ironic attach,ironic detach"},
 		{name: "1.96 with bmc", mv: "1.96", access: access, device: "cdrom", wantCalls: "ironic attach,ironic detach"},
+		{name: "1.96 republished by Ironic", mv: "1.96", device: "cdrom", republish: "http://ironic.example:8088",
+			wantCalls: "ironic attach,ironic detach"},
 		{name: "1.96 fake-hardware with bmc", mv: "1.96", driver: "fake-hardware", access: access, device: "Cd",
 			wantCalls: "maintenance on,bmc insert,maintenance off,maintenance on,bmc eject,maintenance off"},
 		{name: "1.96 fake-hardware without bmc", mv: "1.96", driver: "fake-hardware",
@@ -106,7 +115,7 @@ func TestDataImagePaths(t *testing.T) {
 				n.HardwareType = "redfish"
 			}
 			clients := &lifecycle.Clients{Machine: lifecycletest.NewMachine(n), Updater: bmc,
-				Catalog: vmediaCatalog{Catalog: lifecycletest.NewCatalog(), bmc: bmc},
+				Catalog: vmediaCatalog{Catalog: lifecycletest.NewCatalog(), bmc: bmc, republish: c.republish},
 				API:     lifecycle.APIFeatures{Microversion: c.mv, ServerMax: c.mv}}
 			req := lifecycle.DataImageRequest{Ref: "host-a", URL: iso, Access: c.access}
 			_, ms, refusals, err := clients.AttachDataImage(ctx, req)
@@ -116,7 +125,7 @@ func TestDataImagePaths(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || len(refusals) > 0 || ms.Image != iso || ms.Device != c.device {
+			if err != nil || len(refusals) > 0 || !ms.Holds(iso) || ms.Device != c.device || ms.Republished != (c.republish != "") {
 				t.Fatalf("attach: %+v, %+v, %v", ms, refusals, err)
 			}
 			if err := clients.DetachDataImage(ctx, req); err != nil {

@@ -200,7 +200,7 @@ func (r *dataImageResource) Read(ctx context.Context, req resource.ReadRequest, 
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	if !ms.Unread && ms.Image != m.URL.ValueString() {
+	if !ms.Unread && !ms.Holds(m.URL.ValueString()) {
 		tflog.Warn(ctx, "the host's virtual media no longer holds the data image", map[string]any{
 			"host": obs.ID, "want": m.URL.ValueString(), "device_holds": ms.Image})
 		m.URL = types.StringValue(ms.Image)

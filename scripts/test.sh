@@ -12,6 +12,10 @@
 #                              (Debian 12's, with ironic-inspector): the
 #                              older-microversion fallbacks
 #   scripts/test.sh newest     the smoke subset on Debian unstable's Ironic
+#   scripts/test.sh discovery  the discovery test (TestAccDiscovery_*) on Ironic
+#                              2025.1 with auto-discovery on: Ironic 2023.1
+#                              has no built-in inspection to discover with, so
+#                              all and acc leave it to this lane
 #
 # IRONIC_RELEASE picks the Ironic of all, unit and acc (see
 # scripts/ironic.sh): 2023.1 by default here, until the whole suite passes
@@ -33,13 +37,15 @@ summary="tests: none ran"
 # of features an older Ironic refuses (oci:// images, disable_power_off,
 # firmware below 1.87).
 SMOKE_TESTS=${SMOKE_TESTS:-'^(TestAccHost_lifecycle|TestAccAgent_inspection|TestAccHostPorts_lldp|TestAccAgent_deploy|TestAccDeployment_lifecycle|TestAccDataImage_sim|TestAccFirmwareSettings_fake|TestAccFirmwareSettings_provisionedBelow187|TestAccFirmwareUpdate_redfish|TestAccFirmwareUpdate_ironicFirmwareAPI|TestAccDeployment_ociOnOldIronic|TestAccHostPower_disablePowerOff)$'}
+DISCOVERY_TESTS='^TestAccDiscovery_'
 case $mode in
   compat) export IRONIC_RELEASE=2023.1 ;;
   newest) export IRONIC_RELEASE=newest ;;
+  discovery) export IRONIC_RELEASE=2025.1 IRONIC_AUTO_DISCOVERY=1 ;;
   *) export IRONIC_RELEASE=${IRONIC_RELEASE:-2023.1} ;;
 esac
 smoke=
-case $mode in compat | newest) smoke=1 ;; esac
+case $mode in compat | newest | discovery) smoke=1 ;; esac
 # go test's log: the smoke lanes keep theirs apart, so that one can run
 # beside make test (on other ports).
 testlog=$here/.tools/test.log
@@ -162,15 +168,18 @@ fi
 # share the second slot (-p 2) beside it instead of delaying its start.
 pkgs=$(go list ./... | grep -v '/internal/faults$' | awk '/\/internal\/resources$/{print; next} {rest = rest $0 "\n"} END{printf "%s", rest}')
 rc=0
-if [ -n "$smoke" ]; then
+if [ "$mode" = discovery ]; then
+  # shellcheck disable=SC2086
+  run_tests -run "$DISCOVERY_TESTS" ./internal/resources/ || rc=$?
+elif [ -n "$smoke" ]; then
   # shellcheck disable=SC2086
   run_tests -run "$SMOKE_TESTS" $pkgs || rc=$?
 elif [ "$mode" = acc ]; then
   # shellcheck disable=SC2086
-  run_tests -run 'Acc' $pkgs || rc=$?
+  run_tests -run 'Acc' -skip "$DISCOVERY_TESTS" $pkgs || rc=$?
 else
   # shellcheck disable=SC2086
-  run_tests $pkgs || rc=$?
+  run_tests -skip "$DISCOVERY_TESTS" $pkgs || rc=$?
 fi
 if [ -n "$smoke" ]; then
   echo "ironic requests served: $(scripts/ironic.sh requests)"

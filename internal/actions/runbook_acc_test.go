@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/baremetal/v1/nodes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 )
@@ -25,8 +26,18 @@ import (
 // refused at plan, naming the trait to add, and nothing is sent to Ironic.
 func TestAccAction_runbookServicing(t *testing.T) {
 	acctest.Terraform114(t)
-	if !acctest.IronicAtLeast(t, "1.92") {
-		t.Skip("runbooks need Ironic API 1.92 (Ironic 2025.1)")
+	if !acctest.IronicAtLeast(t, "1.92") { // 2023.1: a runbook is refused at plan
+		acctest.ParallelTest(t, nil, []resource.TestStep{{
+			Config: `
+resource "baremetal_runbook" "fw" {
+  name  = "CUSTOM_ACC_OLD_IRONIC"
+  steps = [{ interface = "bios", step = "apply_configuration", args = jsonencode({ settings = [] }), order = 1 }]
+}
+`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Runbooks\s+not\s+supported\s+by\s+this\s+Ironic.*1\.92\s+or\s+later`),
+		}})
+		return
 	}
 	_, _, host := acctest.StartSimHost(t, "acc-act-rb", bmcUser, "rb-pass")
 	trait := "CUSTOM_" + strings.ToUpper(regexp.MustCompile(`[^a-zA-Z0-9]`).ReplaceAllString(host.Name, "_"))

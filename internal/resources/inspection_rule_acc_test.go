@@ -3,6 +3,7 @@ package resources_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -34,8 +35,12 @@ const bigMemRegex = `^(6553[7-9]|655[4-9][0-9]|65[6-9][0-9]{2}|6[6-9][0-9]{3}|[7
 // to Ironic.
 func TestAccInspectionRule_classifiesForClaim(t *testing.T) {
 	acctest.PreCheckInspector(t)
-	if !acctest.BuiltinInspection() || !acctest.IronicAtLeast(t, "1.96") {
-		t.Skip("inspection rules need Ironic's built-in inspection and API 1.96 (Ironic 2025.1)")
+	if !acctest.IronicAtLeast(t, "1.96") { // 2023.1: refused at plan
+		testRunbookAndRuleRefused(t, "CUSTOM_"+strings.ToUpper(strings.ReplaceAll(acctest.Name("acc-irule"), "-", "_")))
+		return
+	}
+	if !acctest.BuiltinInspection() {
+		t.Fatal("the rig's Ironic has API 1.96 but no built-in inspection: start it as scripts/ironic.sh does")
 	}
 	prefix := acctest.Name("acc-irule")
 	srv, _ := acctest.StartAgentSimWith(t, 2, bmcUser, "irule-pass", func(i int, p *sim.Profile) {
@@ -126,10 +131,11 @@ resource "baremetal_host_claim" "big" {
 // and a rule made non-sensitive again is replaced.
 func TestAccRunbookAndRule_crud(t *testing.T) {
 	acctest.PreCheck(t)
-	if !acctest.IronicAtLeast(t, "1.96") {
-		t.Skip("runbooks and inspection rules need API 1.92 and 1.96 (Ironic 2025.1)")
-	}
 	name := "CUSTOM_" + strings.ToUpper(strings.ReplaceAll(acctest.Name("acc-rb"), "-", "_"))
+	if !acctest.IronicAtLeast(t, "1.96") {
+		testRunbookAndRuleRefused(t, name)
+		return
+	}
 	rule := func(priority int, sensitive bool) string {
 		return fmt.Sprintf(`
 resource "baremetal_inspection_rule" "r" {
@@ -180,10 +186,11 @@ resource "baremetal_inspection_rule" "r" {
 // no change (Terraform 1.14).
 func TestAccIdentity_runbookAndRule(t *testing.T) {
 	acctest.Terraform114(t)
-	if !acctest.IronicAtLeast(t, "1.96") {
-		t.Skip("runbooks and inspection rules need API 1.92 and 1.96 (Ironic 2025.1)")
-	}
 	name := "CUSTOM_" + strings.ToUpper(strings.ReplaceAll(acctest.Name("acc-ident-rb"), "-", "_"))
+	if !acctest.IronicAtLeast(t, "1.96") {
+		testRunbookAndRuleRefused(t, name)
+		return
+	}
 	cfg := runbookConfig(name, "") + `
 resource "baremetal_inspection_rule" "r" {
   conditions = [{ op = "matches", args = jsonencode({ value = "{node.name}", regex = "^no-such-node-` + name + `$" }) }]
@@ -198,4 +205,26 @@ resource "baremetal_inspection_rule" "r" {
 		{ResourceName: "baremetal_runbook.fw", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
 		{ResourceName: "baremetal_inspection_rule.r", ImportState: true, ImportStateKind: resource.ImportBlockWithResourceIdentity, Config: cfg},
 	})
+}
+
+// testRunbookAndRuleRefused: on an Ironic older than 2025.1 (2023.1 is
+// 1.82) a runbook and an inspection rule are refused at plan, each naming
+// the microversion it needs and the server's.
+func testRunbookAndRuleRefused(t *testing.T, name string) {
+	rule := `
+resource "baremetal_inspection_rule" "r" {
+  conditions = [{ op = "matches", args = jsonencode({ value = "{node.name}", regex = "^no-such-node$" }) }]
+  actions    = [{ op = "log", args = jsonencode({ msg = "unreachable" }) }]
+}
+`
+	max := regexp.QuoteMeta(acctest.MaxMicroversion(t))
+	acctest.ParallelTest(t, nil, []resource.TestStep{{
+		Config:      runbookConfig(name, ""),
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Runbooks\s+not\s+supported\s+by\s+this\s+Ironic.*baremetal_runbook\s+needs\s+Ironic\s+API\s+microversion\s+1.92\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+` + max),
+	}, {
+		Config:      rule,
+		PlanOnly:    true,
+		ExpectError: regexp.MustCompile(`(?s)Inspection\s+rules\s+not\s+supported\s+by\s+this\s+Ironic.*baremetal_inspection_rule\s+needs\s+Ironic\s+API\s+microversion\s+1.96\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+` + max),
+	}})
 }

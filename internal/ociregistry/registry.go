@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
@@ -137,10 +139,17 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.inner.ServeHTTP(w, req)
 		return
 	}
-	cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
-	r.inner.ServeHTTP(cw, req)
+	// The answer is held until the pull is logged, so that a client that
+	// has read it finds its pull in the log (the registry's images are
+	// test-sized).
+	rec := httptest.NewRecorder()
+	r.inner.ServeHTTP(rec, req)
+	n := int64(rec.Body.Len())
+	if req.Method == http.MethodHead {
+		n = 0
+	}
 	p := Pull{Time: time.Now(), User: g.user, Via: g.via, Repository: repo, Kind: kind, Reference: ref,
-		Status: cw.status, Bytes: cw.n, UserAgent: req.UserAgent()}
+		Status: rec.Code, Bytes: n, UserAgent: req.UserAgent()}
 	r.mu.Lock()
 	r.pulls = append(r.pulls, p)
 	f := r.onPull
@@ -148,6 +157,9 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if f != nil {
 		f(p)
 	}
+	maps.Copy(w.Header(), rec.Header())
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
 }
 
 // pullPath is /v2/<name>/(blobs|manifests)/<reference>.
@@ -164,24 +176,6 @@ func pullTarget(req *http.Request) (kind, ref string) {
 		return "", ""
 	}
 	return strings.TrimSuffix(m[1], "s"), m[2]
-}
-
-// countingWriter records the status and the body's size.
-type countingWriter struct {
-	http.ResponseWriter
-	status int
-	n      int64
-}
-
-func (c *countingWriter) WriteHeader(status int) {
-	c.status = status
-	c.ResponseWriter.WriteHeader(status)
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.ResponseWriter.Write(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // repoPath finds the repository name of /v2/<name>/(blobs|manifests|tags)/...

@@ -12,6 +12,11 @@
 #                              (Debian 12's, with ironic-inspector): the
 #                              older-microversion fallbacks
 #   scripts/test.sh newest     the smoke subset on Debian unstable's Ironic
+#   scripts/test.sh current    the tests of what Ironic 2025.1 adds (runbooks,
+#                              inspection rules, bonds, the OCI pull, the
+#                              virtual media API, abort and force delete,
+#                              built-in inspection) on 2025.1, while make test
+#                              stays on 2023.1
 #   scripts/test.sh discovery  the discovery test (TestAccDiscovery_*) on Ironic
 #                              2025.1 with auto-discovery on: Ironic 2023.1
 #                              has no built-in inspection to discover with, so
@@ -38,14 +43,16 @@ summary="tests: none ran"
 # firmware below 1.87).
 SMOKE_TESTS=${SMOKE_TESTS:-'^(TestAccHost_lifecycle|TestAccAgent_inspection|TestAccHostPorts_lldp|TestAccAgent_deploy|TestAccDeployment_lifecycle|TestAccDataImage_sim|TestAccFirmwareSettings_fake|TestAccFirmwareSettings_provisionedBelow187|TestAccFirmwareUpdate_redfish|TestAccFirmwareUpdate_ironicFirmwareAPI|TestAccDeployment_ociOnOldIronic|TestAccHostPower_disablePowerOff)$'}
 DISCOVERY_TESTS='^TestAccDiscovery_'
+CURRENT_TESTS=${CURRENT_TESTS:-'^(TestAccInspectionRule_classifiesForClaim|TestAccRunbookAndRule_crud|TestAccIdentity_runbookAndRule|TestAccAction_runbookServicing|TestAccHostPortGroups_.*|TestAccDeployment_ociOnOldIronic|TestAccAgent_inspection|TestAccHostHardwareTypeMissing|TestAccDataImage_.*|TestAccHostHealthFromBMC|TestAccAgent_deployHistoryAndSteps|TestAccAgent_detachAbortsCleanWait|TestAccAgent_forceDeleteDeployWait|TestIronicErrorNamesRequestID|TestIronicFailureHistory|TestAccHostPower_disablePowerOff)$'}
 case $mode in
   compat) export IRONIC_RELEASE=2023.1 ;;
   newest) export IRONIC_RELEASE=newest ;;
   discovery) export IRONIC_RELEASE=2025.1 IRONIC_AUTO_DISCOVERY=1 ;;
+  current) export IRONIC_RELEASE=2025.1 ;;
   *) export IRONIC_RELEASE=${IRONIC_RELEASE:-2023.1} ;;
 esac
 smoke=
-case $mode in compat | newest | discovery) smoke=1 ;; esac
+case $mode in compat | newest | discovery | current) smoke=1 ;; esac
 # go test's log: the smoke lanes keep theirs apart, so that one can run
 # beside make test (on other ports).
 testlog=$here/.tools/test.log
@@ -171,6 +178,9 @@ rc=0
 if [ "$mode" = discovery ]; then
   # shellcheck disable=SC2086
   run_tests -run "$DISCOVERY_TESTS" ./internal/resources/ || rc=$?
+elif [ "$mode" = current ]; then
+  # shellcheck disable=SC2086
+  run_tests -run "$CURRENT_TESTS" $pkgs || rc=$?
 elif [ -n "$smoke" ]; then
   # shellcheck disable=SC2086
   run_tests -run "$SMOKE_TESTS" $pkgs || rc=$?

@@ -26,8 +26,8 @@ import (
 // refused at plan, naming the trait to add, and nothing is sent to Ironic.
 func TestAccAction_runbookServicing(t *testing.T) {
 	acctest.Terraform114(t)
-	if !acctest.IronicAtLeast(t, "1.92") { // 2023.1: a runbook is refused at plan
-		acctest.ParallelTest(t, nil, []resource.TestStep{{
+	if !acctest.IronicAtLeast(t, "1.92") { // 2023.1: a runbook is refused at plan (not parallel: t.Setenv above)
+		acctest.Test(t, nil, []resource.TestStep{{
 			Config: `
 resource "baremetal_runbook" "fw" {
   name  = "CUSTOM_ACC_OLD_IRONIC"

@@ -209,7 +209,8 @@ resource "baremetal_inspection_rule" "r" {
 
 // testRunbookAndRuleRefused: on an Ironic older than 2025.1 (2023.1 is
 // 1.82) a runbook and an inspection rule are refused at plan, each naming
-// the microversion it needs and the server's.
+// the microversion it needs and the server's. Not parallel: some callers
+// set their Terraform with t.Setenv.
 func testRunbookAndRuleRefused(t *testing.T, name string) {
 	rule := `
 resource "baremetal_inspection_rule" "r" {
@@ -218,7 +219,7 @@ resource "baremetal_inspection_rule" "r" {
 }
 `
 	max := regexp.QuoteMeta(acctest.MaxMicroversion(t))
-	acctest.ParallelTest(t, nil, []resource.TestStep{{
+	acctest.Test(t, nil, []resource.TestStep{{
 		Config:      runbookConfig(name, ""),
 		PlanOnly:    true,
 		ExpectError: regexp.MustCompile(`(?s)Runbooks\s+not\s+supported\s+by\s+this\s+Ironic.*baremetal_runbook\s+needs\s+Ironic\s+API\s+microversion\s+1.92\s+or\s+later,\s+but\s+this\s+Ironic's\s+maximum\s+API\s+microversion\s+is\s+` + max),

@@ -93,13 +93,16 @@ func (c *Catalog) Hardware(ctx context.Context, idOrName string, redfish *lifecy
 // outOfBandInspection reports whether the node's inventory, if any, came
 // from its BMC (inspect interface redfish, idrac-redfish, ...: Ironic
 // 2024.1 and later store one, with unnamed NICs and no speeds), not from
-// an agent: with BMC credentials, the BMC read directly says more.
+// an agent: with BMC credentials, the BMC read directly says more. Only
+// the BMC inspect interfaces count: an inventory stored on a node that
+// inspects with "fake" or "no-inspect" was put there by someone, and
+// stays the source.
 func outOfBandInspection(n *nodes.Node) bool {
 	switch n.InspectInterface {
-	case "agent", "inspector", "":
-		return false
+	case "redfish", "idrac-redfish", "idrac-wsman", "idrac", "ilo", "irmc":
+		return true
 	}
-	return true
+	return false
 }
 
 // unnamedNICs reports whether an inventory has NICs without a name, as

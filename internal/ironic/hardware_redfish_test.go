@@ -167,6 +167,11 @@ func TestHardwareSourceByInspection(t *testing.T) {
 		{"redfish", access, HardwareSourceRedfish},
 		{"redfish", nil, HardwareSourceInventory},
 		{"agent", access, HardwareSourceInventory},
+		{"idrac-redfish", access, HardwareSourceRedfish},
+		// An inventory stored on a fake or no-inspect node was put
+		// there on purpose: it stays the source.
+		{"fake", access, HardwareSourceInventory},
+		{"no-inspect", access, HardwareSourceInventory},
 	} {
 		f := newCatFakeIronic(t, catIPAInventory)
 		f.node["inspect_interface"] = tc.inspect

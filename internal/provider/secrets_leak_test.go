@@ -48,6 +48,9 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 		"user data": userData, "Ironic password": ironicPass,
 	}
 
+	// The rig's endpoint, read before the environment is cleared: the
+	// configuration names it, so the provider cannot fall back on it.
+	endpoint := acctest.Endpoint()
 	t.Setenv("BAREMETAL_ENDPOINT", "")
 	t.Setenv("BAREMETAL_PASSWORD", "")
 	rr := newRealRun(t)
@@ -76,7 +79,7 @@ resource "baremetal_deployment" "leak" {
   user_data_wo_version = "1"
   provisioning_retries = 0
 }
-`, acctest.Endpoint(), ironicPass, acctest.SimHost{Resource: "leak", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin",
+`, endpoint, ironicPass, acctest.SimHost{Resource: "leak", Name: name, Address: acctest.SimAddress(srv, "sys-0"), Username: "admin",
 			BMCExtra: fmt.Sprintf("    password_wo         = %q\n    password_wo_version = %q", password, version),
 			Extra:    fmt.Sprintf("  driver_secrets_wo         = { fake_note = %q }\n  driver_secrets_wo_version = \"1\"", driverSecret)}.HCL(),
 			userData)

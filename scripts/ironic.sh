@@ -53,6 +53,10 @@
 #   IRONIC_CONDUCTOR_ADDRS  those addresses, also the conductors' host names
 #                        ("127.0.0.2 127.0.0.3")
 #   IRONIC_FAKE_OPTS     extra [fake] delays, e.g. "power_delay = 1"
+#   IRONIC_BACKDOOR_PORT oslo.service's eventlet backdoor on localhost:PORT
+#                        (unset: none): a Python prompt inside the running
+#                        Ironic, whose pgt() prints every greenthread's
+#                        stack, for a conductor that stops working
 #   IRONIC_POWER_SYNC_INTERVAL  seconds between the conductor's power-state
 #                        syncs of every node (10, so that tests see a power
 #                        change made behind Ironic's back soon; Ironic's
@@ -538,6 +542,7 @@ hash_ring_reset_interval = 5
 # while idle; at 100 the API stops accepting (connections wait in the
 # listen queue, with Ironic idle) until some close.
 wsgi_default_pool_size = 1000
+$([ -z "${IRONIC_BACKDOOR_PORT:-}" ] || echo "backdoor_port = $IRONIC_BACKDOOR_PORT")
 [api]
 host_ip = 127.0.0.1
 port = $port

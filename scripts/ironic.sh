@@ -53,10 +53,13 @@
 #   IRONIC_CONDUCTOR_ADDRS  those addresses, also the conductors' host names
 #                        ("127.0.0.2 127.0.0.3")
 #   IRONIC_FAKE_OPTS     extra [fake] delays, e.g. "power_delay = 1"
-#   IRONIC_BACKDOOR_PORT oslo.service's eventlet backdoor on localhost:PORT
-#                        (unset: none): a Python prompt inside the running
-#                        Ironic, whose pgt() prints every greenthread's
-#                        stack, for a conductor that stops working
+#   IRONIC_BACKDOOR_PORT oslo.service's eventlet backdoor on localhost, on
+#                        PORT or the first free port of FIRST:LAST (a
+#                        range lets every Ironic of a test run have one;
+#                        a busy single port stops Ironic) (unset: none): a
+#                        Python prompt inside the running Ironic, whose
+#                        pgt() prints every greenthread's stack, for a
+#                        conductor that stops working
 #   IRONIC_POWER_SYNC_INTERVAL  seconds between the conductor's power-state
 #                        syncs of every node (10, so that tests see a power
 #                        change made behind Ironic's back soon; Ironic's

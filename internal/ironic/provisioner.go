@@ -423,11 +423,33 @@ func (p *Provisioner) checkStall(ctx context.Context, h *lifecycle.Host, n *node
 // An operation aborted by request is no host failure either: the
 // provider aborts the wait of a host it detaches (abort.go), and the host
 // goes through the operation again once re-attached.
+//
+// A task that died on the conductor's own database connection (Ironic's
+// "Unexpected exception of type InterfaceError: (pymysql.err.InterfaceError)
+// (0, '')", seen on a loaded 2023.1 rig during inspection) is Ironic's
+// failure, not the host's, and is retried the same way.
 func interrupted(n *nodes.Node) bool {
 	lower := strings.ToLower(n.LastError)
 	return strings.Contains(n.LastError, "can't be resumed by conductor") ||
 		strings.Contains(n.LastError, "aborted due to conductor take over") ||
-		(strings.Contains(lower, "aborted") && strings.Contains(lower, "by request"))
+		(strings.Contains(lower, "aborted") && strings.Contains(lower, "by request")) ||
+		lostDatabase(n.LastError)
+}
+
+// lostDatabase reports a last_error of a conductor task that failed on
+// Ironic's database connection (pymysql's InterfaceError or
+// OperationalError, oslo.db's DBConnectionError), wrapped by Ironic as an
+// unexpected exception.
+func lostDatabase(lastError string) bool {
+	if !strings.HasPrefix(lastError, "Unexpected exception of type ") {
+		return false
+	}
+	for _, s := range []string{"pymysql.err.InterfaceError", "pymysql.err.OperationalError", "DBConnectionError"} {
+		if strings.Contains(lastError, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Provisioner) nudge() {

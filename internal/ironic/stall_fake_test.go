@@ -174,6 +174,10 @@ func TestInterruptedTasksAreRetried(t *testing.T) {
 		{psCleanFail, "Operation was aborted due to conductor take over", "manage", func(p *Provisioner, h *lifecycle.Host) (lifecycle.Result, error) {
 			return p.Provide(context.Background(), h)
 		}},
+		{psInspectFail, "Unexpected exception of type InterfaceError: (pymysql.err.InterfaceError) (0, '')\n(Background on this error at: https://sqlalche.me/e/14/rvf5)", "inspect", func(p *Provisioner, h *lifecycle.Host) (lifecycle.Result, error) {
+			r, _, _, err := p.Inspect(context.Background(), h, false, false)
+			return r, err
+		}},
 		{psAdoptFail, "The adopting state can't be resumed by conductor 127.0.0.2. Moving to fail state.", "adopt", func(p *Provisioner, h *lifecycle.Host) (lifecycle.Result, error) {
 			return p.Adopt(context.Background(), h, false)
 		}},
@@ -194,5 +198,10 @@ func TestInterruptedTasksAreRetried(t *testing.T) {
 	p, srv, h := stallEnv(t, nodes.Node{ProvisionState: psInspectFail, LastError: "BMC said no"}, time.Now())
 	if res, _, _, err := p.Inspect(context.Background(), h, false, false); err != nil || !strings.Contains(res.ErrorMessage, "BMC said no") || len(srv.Calls()) != 0 {
 		t.Errorf("res %+v, err %v, writes %q", res, err, srv.Calls())
+	}
+	// So is an unexpected exception that is not the database's.
+	p, srv, h = stallEnv(t, nodes.Node{ProvisionState: psInspectFail, LastError: "Unexpected exception of type KeyError: 'cpu'"}, time.Now())
+	if res, _, _, err := p.Inspect(context.Background(), h, false, false); err != nil || !strings.Contains(res.ErrorMessage, "KeyError") || len(srv.Calls()) != 0 {
+		t.Errorf("KeyError: res %+v, err %v, writes %q", res, err, srv.Calls())
 	}
 }

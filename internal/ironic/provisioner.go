@@ -426,7 +426,7 @@ func (p *Provisioner) checkStall(ctx context.Context, h *lifecycle.Host, n *node
 //
 // A task that died on the conductor's own database connection (Ironic's
 // "Unexpected exception of type InterfaceError: (pymysql.err.InterfaceError)
-// (0, ”)", seen on a loaded 2023.1 rig during inspection) is Ironic's
+// (0, ...)", seen on a loaded 2023.1 rig during inspection) is Ironic's
 // failure, not the host's, and is retried the same way.
 func interrupted(n *nodes.Node) bool {
 	lower := strings.ToLower(n.LastError)

@@ -248,7 +248,7 @@ folder_version_of() {
 folder_install() {
   local root tarball cache
   root=$(folder); tarball=$root.tar.zst; cache=$(cache_dir)
-  [ -x "$root/usr/bin/ironic" ] && return 0
+  [ -x "$root/usr/bin/ironic" ] && { folder_fix "$root"; return; }
   mkdir -p "$cache"
   (
     flock 9
@@ -269,7 +269,42 @@ folder_install() {
     mv "$tmp" "$root"
     rm -f "$tmp".*.log
     log "Ironic folder ready in $(( $(date +%s) - began )) s: $root ($(du -sh "$root" | cut -f1), tarball $(du -sh "$tarball" | cut -f1))"
-  ) 9>"$root.lock"
+  ) 9>"$root.lock" || return
+  folder_fix "$root"
+}
+
+# folder_fix ROOT: the one upstream fix the rig applies to a folder's
+# Ironic. Debian 13's 29.0.5 (2025.1) sets a node's parent_node to the node
+# itself on every PATCH, by any client, and cannot clear it. Its database
+# layer then leaves such "child" nodes out of every list without
+# include_children, the conductor's own included: every periodic task
+# (power sync, the clean/deploy/inspect wait timeouts, failing the nodes a
+# dead conductor left behind) stops seeing every node that was ever
+# patched, which looks like a conductor that stopped working. Ironic 39.0
+# (Debian unstable) sets parent_node from a PATCH only when the PATCH names
+# another node; the same condition is applied here, idempotently. The
+# provider still works around the bug for users of the unfixed package
+# (internal/ironic/provisioner.go, tested on the fake Ironic).
+folder_fix() {
+  local f=$1/usr/lib/python3/dist-packages/ironic/api/controllers/v1/node.py
+  [ -f "$f" ] || return 0
+  grep -q "^            corrected_values\['parent_node'\] = parent_node.uuid$" "$f" || return 0
+  (
+    flock 9
+    "$py" - "$f" <<'PY' && log "applied the upstream fix of PATCH setting parent_node to the node itself to $f"
+import os, sys
+p = sys.argv[1]
+s = open(p).read()
+old = "                rpc_node, patch, 'parent_node'):\n            corrected_values['parent_node'] = parent_node.uuid\n"
+new = ("                rpc_node, patch, 'parent_node'):\n"
+       "            if parent_node.uuid != rpc_node.uuid:  # baremetal rig: upstream fix\n"
+       "                corrected_values['parent_node'] = parent_node.uuid\n")
+if old not in s:
+    sys.exit(1)
+open(p + ".tmp", "w").write(s.replace(old, new))
+os.replace(p + ".tmp", p)
+PY
+  ) 9>"$1.lock"
 }
 
 install() {

@@ -616,7 +616,10 @@ func (p *Provisioner) unparent(ctx context.Context, n *nodes.Node) (*nodes.Node,
 	if !p.selfParenting.Swap(true) {
 		tflog.Warn(ctx, "Ironic set parent_node to the node itself on a PATCH (a bug of Ironic 29.0.5, 2025.1): "+
 			"this provider sets driver_info/has_dedicated_power_supply on the nodes it updates, so that their power "+
-			"actions do not wait on themselves", map[string]any{"node": n.UUID})
+			"actions do not wait on themselves. It cannot undo the rest: that Ironic's conductor leaves such nodes out of "+
+			"its periodic tasks (power sync, the clean, deploy and inspect wait timeouts, failing the nodes of a conductor "+
+			"that died), so a host whose agent stops answering waits until this provider's timeout. Upgrade Ironic, or "+
+			"apply the upstream fix (PATCH sets parent_node only when it names another node)", map[string]any{"node": n.UUID})
 	}
 	fixed, err := nodes.Update(ctx, p.sc, n.UUID, nodes.UpdateOpts{ownPowerSupplyOp}).Extract()
 	p.wrote(ctx, n.UUID)

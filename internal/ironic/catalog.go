@@ -206,6 +206,7 @@ func observationOfNode(n *nodes.Node) lifecycle.Observation {
 		Driver:               n.Driver,
 		DriverInfo:           withoutDeployImage(visibleDriverInfo(n.DriverInfo)),
 		BootInterface:        n.BootInterface,
+		BIOSInterface:        n.BIOSInterface,
 		State:                MapState(n.ProvisionState, lifecycle.StateNone),
 		ProvisionState:       n.ProvisionState,
 		TargetProvisionState: n.TargetProvisionState,

@@ -42,12 +42,26 @@ func FirmwareApplicable(obs Observation, f FirmwareFeatures, diff map[string]str
 			Detail: fmt.Sprintf("Host %q (node %s) is provisioned, and changing %v needs Ironic's servicing, which this Ironic "+
 				"(API %s) does not offer: it needs API 1.87 or newer. Deprovision the host first (destroy its "+
 				"baremetal_deployment), or use a newer Ironic.", obs.Name, obs.ID, names, f.Microversion)}
+	case obs.State == StateProvisioned && !biosServiceable(obs.BIOSInterface):
+		// Servicing would fail in Ironic, leaving the node in "service
+		// failed", which only another servicing leaves.
+		return &FirmwareRefusal{Attribute: "settings", Summary: "Firmware settings cannot change on a provisioned host",
+			Detail: fmt.Sprintf("Host %q (node %s) is provisioned, and changing %v needs a servicing step of its BIOS "+
+				"interface, but its bios_interface %q has none. Deprovision the host first (destroy its "+
+				"baremetal_deployment): an available host takes the settings by manual cleaning.", obs.Name, obs.ID, names, obs.BIOSInterface)}
 	case obs.State != StateAvailable && obs.State != StateProvisioned:
 		return &FirmwareRefusal{Attribute: "host_id", Summary: "Host cannot take firmware settings now",
 			Detail: fmt.Sprintf("Host %q (node %s) is %q (Ironic %q): firmware settings are applied to available hosts "+
 				"(manual cleaning) or provisioned ones (servicing).", obs.Name, obs.ID, obs.State, obs.ProvisionState)}
 	}
 	return nil
+}
+
+// biosServiceable is false for the bios interfaces that have no service
+// step (Ironic 2025.1's fake and no-bios); an unknown ("" when not read)
+// or other interface is left to Ironic.
+func biosServiceable(iface string) bool {
+	return iface != "fake" && iface != "no-bios"
 }
 
 // FirmwareRequest asks ApplyFirmware for the settings of one host.
@@ -124,6 +138,10 @@ func (c *Clients) ResetFirmware(ctx context.Context, ref string, log Logger) (ho
 		return ref, &FirmwareRefusal{Summary: "Cannot reset the BIOS of a provisioned host",
 			Detail: fmt.Sprintf("Host %q (node %s) is provisioned and this Ironic has no servicing (API 1.87+): %v",
 				obs.Name, obs.ID, ErrServicingUnsupported)}
+	case obs.State == StateProvisioned && !biosServiceable(obs.BIOSInterface):
+		return ref, &FirmwareRefusal{Summary: "Cannot reset the BIOS of a provisioned host",
+			Detail: fmt.Sprintf("Host %q (node %s) is provisioned and its bios_interface %q has no servicing step: "+
+				"deprovision it first.", obs.Name, obs.ID, obs.BIOSInterface)}
 	case obs.State != StateAvailable && obs.State != StateProvisioned:
 		return ref, &FirmwareRefusal{Summary: "Cannot reset the BIOS of host " + obs.Name,
 			Detail: fmt.Sprintf("Host %q (node %s) is %q (Ironic %q): a BIOS factory reset runs on available or provisioned hosts.",

@@ -16,16 +16,23 @@ func TestFirmwareApplicable(t *testing.T) {
 	for _, c := range []struct {
 		state     lifecycle.State
 		servicing bool
+		bios      string
 		attr      string // "" when allowed
 		text      string
 	}{
-		{lifecycle.StateAvailable, false, "", ""},
-		{lifecycle.StateProvisioned, true, "", ""},
-		{lifecycle.StateProvisioned, false, "settings", "changing [A B] needs Ironic's servicing"},
-		{lifecycle.StatePreparing, true, "host_id", `is "preparing"`},
-		{lifecycle.StateInspecting, false, "host_id", "applied to available hosts"},
+		{lifecycle.StateAvailable, false, "", "", ""},
+		{lifecycle.StateProvisioned, true, "", "", ""},
+		{lifecycle.StateProvisioned, true, "redfish", "", ""},
+		{lifecycle.StateProvisioned, false, "", "settings", "changing [A B] needs Ironic's servicing"},
+		// Ironic 2025.1's fake and no-bios interfaces have no service
+		// step: servicing would leave the node in "service failed".
+		{lifecycle.StateProvisioned, true, "fake", "settings", `its bios_interface "fake" has none`},
+		{lifecycle.StateProvisioned, true, "no-bios", "settings", `its bios_interface "no-bios" has none`},
+		{lifecycle.StateAvailable, true, "fake", "", ""},
+		{lifecycle.StatePreparing, true, "", "host_id", `is "preparing"`},
+		{lifecycle.StateInspecting, false, "", "host_id", "applied to available hosts"},
 	} {
-		obs := lifecycle.Observation{Exists: true, ID: "n", Name: "h", State: c.state}
+		obs := lifecycle.Observation{Exists: true, ID: "n", Name: "h", State: c.state, BIOSInterface: c.bios}
 		r := lifecycle.FirmwareApplicable(obs, lifecycle.FirmwareFeatures{Servicing: c.servicing, Microversion: "1.82"}, diff)
 		switch {
 		case c.attr == "" && r != nil:
@@ -147,6 +154,7 @@ func TestResetAndRefreshFirmware(t *testing.T) {
 		name      string
 		ps        string
 		gone      bool
+		bios      string
 		servicing bool
 		refusal   string
 		reset     bool
@@ -154,12 +162,13 @@ func TestResetAndRefreshFirmware(t *testing.T) {
 		{name: "available", ps: "available", reset: true},
 		{name: "provisioned with servicing", ps: "active", servicing: true, reset: true},
 		{name: "provisioned without servicing", ps: "active", refusal: "Cannot reset the BIOS of a provisioned host"},
+		{name: "provisioned, bios interface without service steps", ps: "active", bios: "fake", servicing: true, refusal: "Cannot reset the BIOS of a provisioned host"},
 		{name: "busy", ps: "deploying", refusal: "Cannot reset the BIOS of host host-a"},
 		{name: "gone", ps: "available", gone: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := lifecycletest.New()
-			n.PS, n.Gone, n.BIOS = c.ps, c.gone, map[string]string{"NumLock": "Off"}
+			n.PS, n.Gone, n.BIOS, n.BIOSInterface = c.ps, c.gone, map[string]string{"NumLock": "Off"}, c.bios
 			clients := &lifecycle.Clients{Machine: lifecycletest.NewMachine(n),
 				Firmware: &lifecycletest.Firmware{Node: n, Offers: lifecycle.FirmwareFeatures{Servicing: c.servicing}}}
 			_, err := clients.ResetFirmware(context.Background(), "node-1", nil)

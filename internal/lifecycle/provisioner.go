@@ -71,6 +71,8 @@ type Observation struct {
 	DriverInfo map[string]string
 	// BootInterface is the node's boot_interface ("" when not read).
 	BootInterface string
+	// BIOSInterface is the node's bios_interface ("" when not read).
+	BIOSInterface string
 	// State is the BMO state the node's Ironic provision state implies,
 	// given the host's previous state (see internal/ironic's mapping).
 	State                State

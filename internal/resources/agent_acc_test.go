@@ -622,6 +622,65 @@ resource "baremetal_firmware_settings" "test" {
 	}})
 }
 
+// baremetal_firmware_settings on a provisioned host, on the real conductor:
+// from API 1.87 (Ironic 2025.1) the Redfish BIOS interface's
+// apply_configuration runs as a service step, the node goes through
+// servicing and back to active, and the deployment stays. Below 1.87 the
+// plan refuses and names the version (TestAccFirmwareSettings_provisionedBelow187
+// covers the fake BIOS there).
+func TestAccAgent_firmwareSettingsServicing(t *testing.T) {
+	r := startAgentRig(t, "acc-agent-svc")
+	name, sc, srv, states := r.name, r.sc, r.srv, r.states
+	img := acctest.ImageServer(t)
+	deployed := r.host + agentDeployment(img.URL, img.SHA256, "sha256", "")
+	withSettings := deployed + `
+resource "baremetal_firmware_settings" "test" {
+  host_id  = baremetal_deployment.test.host_id
+  settings = { ProcVirtualization = "Disabled" }
+}
+`
+	settings := resource.TestStep{
+		Config:      withSettings,
+		ExpectError: regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87`),
+	}
+	if acctest.IronicAtLeast(t, "1.87") {
+		settings = resource.TestStep{
+			Config: withSettings,
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+				states.passedThrough("active", "servicing", "active"),
+				func(*terraform.State) error {
+					st, err := srv.State("sys-0")
+					if err != nil {
+						return err
+					}
+					if st.BiosCurrent["ProcVirtualization"] != "Disabled" {
+						return fmt.Errorf("the simulated BMC's BIOS: %v (pending %v)", st.BiosCurrent, st.BiosPending)
+					}
+					if got := biosOf(t, sc, name); got["ProcVirtualization"] != "Disabled" {
+						return fmt.Errorf("Ironic's BIOS settings: %v", got)
+					}
+					t.Logf("%s: Ironic states %v; BMC BIOS ProcVirtualization=%s", name, states.seen(), st.BiosCurrent["ProcVirtualization"])
+					return nil
+				},
+				acctest.NodeCheck(t, name, func(n *nodes.Node) error {
+					if n.ProvisionState != "active" || n.BIOSInterface != "redfish" {
+						return fmt.Errorf("node state %s, bios_interface %s", n.ProvisionState, n.BIOSInterface)
+					}
+					return nil
+				}),
+			),
+		}
+	}
+	recordedTest(t, name, states, []resource.TestStep{
+		{
+			Config: deployed,
+			Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
+		},
+		settings,
+	})
+}
+
 // TestLoggedStates reads a node's transitions from Ironic's log lines, in
 // time order across files, ignoring other nodes.
 func TestLoggedStates(t *testing.T) {

@@ -250,8 +250,10 @@ resource "baremetal_firmware_settings" "fw" {
 // TestAccFirmwareSettings_provisionedBelow187: on a provisioned host,
 // changing firmware settings needs Ironic's servicing (API 1.87+); Ironic
 // 2023.1 (21.4) offers 1.82, so the plan fails saying why and what to do,
-// and nothing is sent. Settings already in place are a no-op there. On
-// 1.87+ (2025.1) the settings apply through servicing instead.
+// and nothing is sent. On 1.87+ (2025.1) the fake BIOS interface of this
+// fake-hardware host has no service step (servicing would end in "service
+// failed"), so the plan refuses too, naming the interface; a Redfish BIOS
+// is serviced (TestAccAgent_firmwareSettingsServicing).
 func TestAccFirmwareSettings_provisionedBelow187(t *testing.T) {
 	name := acctest.Name("tfacc-fwsvc")
 	acctest.PreCheck(t)
@@ -262,39 +264,28 @@ resource "baremetal_firmware_settings" "test" {
   settings = { ProcVirtualization = "Enabled" }
 }
 `
+	why := regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87.*Deprovision the host\s+first`)
+	if acctest.IronicAtLeast(t, "1.87") {
+		why = regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*bios_interface\s+"fake"\s+has\s+none.*Deprovision the host\s+first`)
+	}
 	var before time.Time
-	settingsStep := resource.TestStep{
-		PreConfig:   func() { before = provisionUpdatedAt(t, name) },
-		Config:      withSettings,
-		ExpectError: regexp.MustCompile(`(?s)Firmware settings cannot change on a provisioned host.*1\.87.*Deprovision the host\s+first`),
-	}
-	servicing := acctest.IronicAtLeast(t, "1.87")
-	if servicing {
-		// Ironic 2025.1 (1.87+) services the provisioned host instead:
-		// the settings apply and the host stays provisioned.
-		settingsStep = resource.TestStep{
-			Config: withSettings,
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
-				resource.TestCheckResourceAttr("baremetal_firmware_settings.test", "settings.ProcVirtualization", "Enabled"),
-			),
-		}
-	}
 	steps := []resource.TestStep{
 		{
 			Config: deployed,
 			Check:  resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 		},
-		settingsStep,
+		{
+			PreConfig:   func() { before = provisionUpdatedAt(t, name) },
+			Config:      withSettings,
+			ExpectError: why,
+		},
 		{ // A RAID change on the provisioned host fails at plan too.
 			Config: strings.Replace(deployed, "driver_info = {}", `driver_info = {}
   interfaces  = { raid = "fake" }
   raid        = { hardware_volumes = [{ level = "1" }] }`, 1),
 			ExpectError: regexp.MustCompile(`(?s)RAID cannot change on a provisioned host.*Deprovision it\s+first`),
 		},
-	}
-	if !servicing {
-		steps = append(steps, resource.TestStep{ // Nothing was sent: the node is still active, untouched.
+		{ // Nothing was sent: the node is still active, untouched.
 			Config: deployed,
 			Check: func(*terraform.State) error {
 				if after := provisionUpdatedAt(t, name); !after.Equal(before) {
@@ -302,7 +293,7 @@ resource "baremetal_firmware_settings" "test" {
 				}
 				return nil
 			},
-		})
+		},
 	}
 	acctest.ParallelTest(t, nil, steps)
 }

@@ -51,6 +51,8 @@ type Node struct {
 	// BootInterface its boot_interface.
 	Boot          lifecycle.BootObservation
 	BootInterface string
+	// BIOSInterface is its bios_interface ("" when not read).
+	BIOSInterface string
 	// BIOS holds the node's BIOS settings: manual cleaning (Prepare)
 	// applies the spec's firmware settings to it, or empties it for a
 	// factory reset. FailPrepare, when set, fails every cleaning.
@@ -359,6 +361,7 @@ func (n *Node) Observe(_ context.Context, h *lifecycle.Host) (lifecycle.Observat
 		Exists: true, ID: n.ID, Name: n.Name, Driver: n.HardwareType, State: StateOf(n.PS), ProvisionState: n.PS,
 		PoweredOn: &on, LastError: n.lastError, DeployedImage: n.Image, BootMode: n.BootMode,
 		Maintenance: n.Maintenance, MaintenanceReason: reason, Boot: n.Boot, BootInterface: n.BootInterface,
+		BIOSInterface: n.BIOSInterface,
 	}, nil
 }
 

@@ -273,36 +273,49 @@ folder_install() {
   folder_fix "$root"
 }
 
-# folder_fix ROOT: the one upstream fix the rig applies to a folder's
-# Ironic. Debian 13's 29.0.5 (2025.1) sets a node's parent_node to the node
-# itself on every PATCH, by any client, and cannot clear it. Its database
-# layer then leaves such "child" nodes out of every list without
-# include_children, the conductor's own included: every periodic task
-# (power sync, the clean/deploy/inspect wait timeouts, failing the nodes a
-# dead conductor left behind) stops seeing every node that was ever
-# patched, which looks like a conductor that stopped working. Ironic 39.0
-# (Debian unstable) sets parent_node from a PATCH only when the PATCH names
-# another node; the same condition is applied here, idempotently. The
-# provider still works around the bug for users of the unfixed package
-# (internal/ironic/provisioner.go, tested on the fake Ironic).
+# folder_fix ROOT: the two upstream fixes the rig applies to a folder's
+# Ironic, each idempotently; Ironic 39.0 (Debian unstable) has both.
+# - Debian 13's 29.0.5 (2025.1) sets a node's parent_node to the node
+#   itself on every PATCH, by any client, and cannot clear it. Its database
+#   layer then leaves such "child" nodes out of every list without
+#   include_children, the conductor's own included: every periodic task
+#   (power sync, the clean/deploy/inspect wait timeouts, failing the nodes a
+#   dead conductor left behind) stops seeing every node that was ever
+#   patched, which looks like a conductor that stopped working. The fix: a
+#   PATCH sets parent_node only when it names another node. The provider
+#   still works around the bug for users of the unfixed package
+#   (internal/ironic/provisioner.go, tested on the fake Ironic).
+# - 29.0.5 refuses the agent's lookup in "service wait" unless fast track
+#   is on, so a service step that boots the agent (the Redfish BIOS
+#   interface's apply_configuration) waits forever. The fix adds service
+#   wait to the states that allow a lookup.
 folder_fix() {
-  local f=$1/usr/lib/python3/dist-packages/ironic/api/controllers/v1/node.py
-  [ -f "$f" ] || return 0
-  grep -q "^            corrected_values\['parent_node'\] = parent_node.uuid$" "$f" || return 0
+  local pkg=$1/usr/lib/python3/dist-packages/ironic
+  [ -d "$pkg" ] || return 0
+  [ "$(grep -l "baremetal rig: upstream fix" "$pkg/api/controllers/v1/node.py" "$pkg/common/states.py" 2>/dev/null | wc -l)" = 2 ] && return 0
   (
     flock 9
-    "$py" - "$f" <<'PY' && log "applied the upstream fix of PATCH setting parent_node to the node itself to $f"
+    "$py" - "$pkg" <<'PY'
 import os, sys
-p = sys.argv[1]
-s = open(p).read()
-old = "                rpc_node, patch, 'parent_node'):\n            corrected_values['parent_node'] = parent_node.uuid\n"
-new = ("                rpc_node, patch, 'parent_node'):\n"
-       "            if parent_node.uuid != rpc_node.uuid:  # baremetal rig: upstream fix\n"
-       "                corrected_values['parent_node'] = parent_node.uuid\n")
-if old not in s:
-    sys.exit(1)
-open(p + ".tmp", "w").write(s.replace(old, new))
-os.replace(p + ".tmp", p)
+pkg = sys.argv[1]
+fixes = [
+    ("api/controllers/v1/node.py",
+     "                rpc_node, patch, 'parent_node'):\n            corrected_values['parent_node'] = parent_node.uuid\n",
+     "                rpc_node, patch, 'parent_node'):\n"
+     "            if parent_node.uuid != rpc_node.uuid:  # baremetal rig: upstream fix\n"
+     "                corrected_values['parent_node'] = parent_node.uuid\n"),
+    ("common/states.py",
+     "                          INSPECTING, INSPECTWAIT, RESCUING, RESCUEWAIT)\nLOOKUP_ALLOWED_STATES",
+     "                          INSPECTING, INSPECTWAIT, RESCUING, RESCUEWAIT,\n"
+     "                          SERVICEWAIT)  # baremetal rig: upstream fix\nLOOKUP_ALLOWED_STATES"),
+]
+for rel, old, new in fixes:
+    p = os.path.join(pkg, rel)
+    s = open(p).read()
+    if old in s:
+        open(p + ".tmp", "w").write(s.replace(old, new))
+        os.replace(p + ".tmp", p)
+        print("ironic.sh: applied the rig's upstream fix to " + p, file=sys.stderr)
 PY
   ) 9>"$1.lock"
 }

@@ -8,11 +8,11 @@ import (
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/acctest"
 )
 
-// TestAccFirmware_redfish: Ironic 21.4 (API 1.82) has no firmware API, so
-// with bmc credentials (the host's own bmc block, as the example gives
-// them) the components come from the simulator's Redfish
-// FirmwareInventory (its BIOS and BMC with the profile's versions), and
-// without them there are none.
+// TestAccFirmware_redfish: with bmc credentials (the host's own bmc block,
+// as the example gives them) the components come from the simulator's
+// Redfish FirmwareInventory (its BIOS and BMC with the profile's
+// versions). Without them, Ironic 21.4 (API 1.82) has no firmware API and
+// there are none; Ironic 2025.1's firmware API has them.
 func TestAccFirmware_redfish(t *testing.T) {
 	_, prof, host := acctest.StartSimHost(t, "tfacc-fwinv", "admin", "password")
 	host.Resource = "h"
@@ -27,6 +27,20 @@ data "baremetal_firmware" "ironic" {
 }
 `
 	const fw = "data.baremetal_firmware.rf"
+	ironicChecks := resource.ComposeAggregateTestCheckFunc(
+		resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "source", "none"),
+		resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "components.#", "0"),
+	)
+	if acctest.IronicAtLeast(t, "1.86") {
+		// Ironic 2025.1's firmware interface cached the BMC's components
+		// when the host was registered: its API answers without bmc.
+		ironicChecks = resource.ComposeAggregateTestCheckFunc(
+			resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "source", "ironic"),
+			resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_firmware.ironic", "components.*", map[string]string{
+				"version": prof.BIOSVersion,
+			}),
+		)
+	}
 	acctest.ParallelTest(t, nil, []resource.TestStep{{
 		Config: config,
 		Check: resource.ComposeAggregateTestCheckFunc(
@@ -39,8 +53,7 @@ data "baremetal_firmware" "ironic" {
 			resource.TestCheckTypeSetElemNestedAttrs(fw, "components.*", map[string]string{
 				"id": "sys-0-BMC", "version": prof.BMCVersion,
 			}),
-			resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "source", "none"),
-			resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "components.#", "0"),
+			ironicChecks,
 		),
 	}})
 }

@@ -188,6 +188,10 @@ data "baremetal_hardware" "props" {
 }
 `
 	const hw = "data.baremetal_hardware.rf"
+	propsSource := "properties"
+	if acctest.IronicAtLeast(t, "1.87") {
+		propsSource = "inventory"
+	}
 	threads := prof.CPU.Count * prof.CPU.CoresPerSocket * prof.CPU.ThreadsPerCore
 	acctest.ParallelTest(t, nil, []resource.TestStep{{
 		Config: config,
@@ -219,8 +223,9 @@ data "baremetal_hardware" "props" {
 			resource.TestCheckResourceAttr(hw, "hostname", prof.HostName),
 
 			// Without BMC access: Redfish inspection's properties and ports
-			// (MACs, no names).
-			resource.TestCheckResourceAttr("data.baremetal_hardware.props", "source", "properties"),
+			// (MACs, no names); from Ironic 2024.1 (API 1.87 here) out-of-band
+			// inspection stores an inventory, with unnamed NICs too.
+			resource.TestCheckResourceAttr("data.baremetal_hardware.props", "source", propsSource),
 			resource.TestCheckResourceAttr("data.baremetal_hardware.props", "cpu.arch", "x86_64"),
 			resource.TestCheckResourceAttr("data.baremetal_hardware.props", "nics.0.name", ""),
 			resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.props", "nics.*",

@@ -464,7 +464,9 @@ func (p *Provisioner) Deprovision(ctx context.Context, h *lifecycle.Host, restar
 	case psDeleting, psCleaning, psCleanWait, psDeploying:
 		logDebug(ctx, "waiting for deprovisioning", h, node, "deleted")
 		return p.continuing("deleted", ps, p.slowPoll), nil
-	case psActive, psDeployFail, psDeployWait:
+	case psActive, psDeployFail, psDeployWait, psServiceFail:
+		// (A failed servicing leaves the deployment in place: Ironic
+		// tears it down from "service failed" too.)
 		// Sync automated_clean from the spec (BMO), unless another owner
 		// registered the node: then its setting stands.
 		want := h.Spec.AutomatedCleaningMode != lifecycle.CleaningDisabled

@@ -50,7 +50,7 @@ func TestAccSecretsNotLeaked(t *testing.T) {
 
 	// The rig's endpoint, read before the environment is cleared: the
 	// configuration names it, so the provider cannot fall back on it.
-	endpoint := acctest.Endpoint()
+	endpoint, ociIronic := acctest.Endpoint(), acctest.IronicAtLeast(t, "1.96")
 	t.Setenv("BAREMETAL_ENDPOINT", "")
 	t.Setenv("BAREMETAL_PASSWORD", "")
 	rr := newRealRun(t)
@@ -130,7 +130,7 @@ resource "baremetal_deployment" "leak" {
 	writeFile(t, filepath.Join(dir, "main.tf"), oci)
 	out, err = run("plan", "-input=false", "-no-color")
 	printed.WriteString(out)
-	switch ociIronic := acctest.IronicAtLeast(t, "1.96"); {
+	switch {
 	case !ociIronic && (err == nil || !strings.Contains(out, "Ironic too old for oci:// images")):
 		t.Errorf("terraform plan of an oci:// image on an Ironic below 1.96: %v\n%s", err, out)
 	case ociIronic && err != nil:

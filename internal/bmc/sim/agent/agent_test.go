@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -329,6 +330,25 @@ func TestChecksumMismatch(t *testing.T) {
 	}
 	if _, logs := c.command("log.collect_system_logs", nil, true); !strings.Contains(fmt.Sprint(logs.Result), "system_logs") {
 		t.Errorf("collect_system_logs %+v", logs)
+	}
+}
+
+// Servicing that boots the agent asks for its service steps (Ironic fails
+// the servicing when the answer lacks service_steps or
+// hardware_manager_version) and may run one.
+func TestServiceSteps(t *testing.T) {
+	a, _, _, c := bootedAgent(t)
+	_, steps := c.command("service.get_service_steps", map[string]any{}, true)
+	res, _ := steps.Result.(map[string]any)
+	if _, ok := res["service_steps"].(map[string]any)[hardwareManager]; !ok || res["hardware_manager_version"] == nil {
+		t.Fatalf("service steps %+v", steps)
+	}
+	done := c.run("service.execute_service_step", map[string]any{"step": map[string]any{"interface": "deploy", "step": "erase_devices_metadata"}})
+	if done.Status != "SUCCEEDED" || !slices.Equal(a.Record().ServiceSteps, []string{"deploy.erase_devices_metadata"}) {
+		t.Fatalf("execute_service_step %+v, record %v", done, a.Record().ServiceSteps)
+	}
+	if bad := c.run("service.execute_service_step", map[string]any{"step": map[string]any{"interface": "deploy", "step": "write_image"}}); bad.Status != "FAILED" {
+		t.Errorf("an unknown service step: %+v", bad)
 	}
 }
 

@@ -26,6 +26,10 @@ func (a *Agent) handler(ext, cmd string) (handlerFunc, bool) {
 		return a.getCleanSteps, true
 	case "clean.execute_clean_step":
 		return a.executeCleanStep, false
+	case "service.get_service_steps":
+		return a.getServiceSteps, true
+	case "service.execute_service_step":
+		return a.executeServiceStep, false
 	case "deploy.get_deploy_steps":
 		return a.getDeploySteps, true
 	case "deploy.execute_deploy_step":
@@ -79,6 +83,27 @@ func (a *Agent) getCleanSteps(*boot, map[string]any) (any, error) {
 		}),
 	}
 	return map[string]any{"clean_steps": map[string]any{hardwareManager: steps}, "hardware_manager_version": managerVersion}, nil
+}
+
+// getServiceSteps lists the agent's service steps (IPA's service
+// extension, asked when servicing boots the agent: a step of the
+// conductor's interfaces, such as the Redfish BIOS's apply_configuration,
+// may need the ramdisk running).
+func (a *Agent) getServiceSteps(*boot, map[string]any) (any, error) {
+	steps := []any{step("erase_devices_metadata", "deploy", 0, false, nil)}
+	return map[string]any{"service_steps": map[string]any{hardwareManager: steps}, "hardware_manager_version": managerVersion}, nil
+}
+
+func (a *Agent) executeServiceStep(b *boot, params map[string]any) (any, error) {
+	s, id, _ := stepOf(params)
+	if id != "deploy.erase_devices_metadata" {
+		return nil, unknownStep(id)
+	}
+	a.erase(b, "erase_devices_metadata")
+	a.mu.Lock()
+	a.rec.ServiceSteps = append(a.rec.ServiceSteps, id)
+	a.mu.Unlock()
+	return map[string]any{"service_result": nil, "service_step": s}, nil
 }
 
 func (a *Agent) getDeploySteps(*boot, map[string]any) (any, error) {

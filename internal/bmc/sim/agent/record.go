@@ -26,8 +26,10 @@ type Record struct {
 	// CommandLog names every command received, across boots.
 	CommandLog []string `json:"command_log"`
 	// CleanSteps and DeploySteps are the steps executed ("interface.step").
-	CleanSteps  []string `json:"clean_steps"`
-	DeploySteps []string `json:"deploy_steps"`
+	CleanSteps []string `json:"clean_steps"`
+	// ServiceSteps are the agent's service steps executed.
+	ServiceSteps []string `json:"service_steps,omitempty"`
+	DeploySteps  []string `json:"deploy_steps"`
 
 	Image       *ImageRecord       `json:"image,omitempty"`
 	ConfigDrive *ConfigDriveRecord `json:"config_drive,omitempty"`
@@ -172,6 +174,7 @@ func (a *Agent) Record() Record {
 	}
 	r.CommandLog = slices.Clone(r.CommandLog)
 	r.CleanSteps = slices.Clone(r.CleanSteps)
+	r.ServiceSteps = slices.Clone(r.ServiceSteps)
 	r.DeploySteps = slices.Clone(r.DeploySteps)
 	r.Erasures = slices.Clone(r.Erasures)
 	r.NetworkBoots = slices.Clone(r.NetworkBoots)

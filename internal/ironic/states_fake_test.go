@@ -76,6 +76,8 @@ func TestFakeActionFromState(t *testing.T) {
 		{"provision", provision, "wait call-back", "active", false, "", "wait"},
 		{"provision", provision, "enroll", "", false, "", "error"},
 		{"deprovision", deprovision, "active", "", false, `PUT states/provision {"target":"deleted"}`, "wait"},
+		// Ironic tears a deployment down from a failed servicing too.
+		{"deprovision", deprovision, "service failed", "", false, `PUT states/provision {"target":"deleted"}`, "wait"},
 		{"deprovision", deprovision, "manageable", "", false, `PUT states/provision {"target":"provide"}`, "wait"},
 		{"deprovision", deprovision, "available", "", false, "", "done"},
 		{"deprovision", deprovision, "deleting", "available", false, "", "wait"},

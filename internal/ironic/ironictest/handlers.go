@@ -375,7 +375,7 @@ func transitionFor(state, verb string) (transition, bool) {
 		}
 	case "deleted":
 		switch state {
-		case "active", "deploy failed", "error", "wait call-back":
+		case "active", "deploy failed", "error", "wait call-back", "service failed":
 			return transition{"deleting", "available", "available", "error"}, true
 		}
 	case "adopt":

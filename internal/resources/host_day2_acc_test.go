@@ -206,6 +206,10 @@ func TestAccHostDay2_reinspect(t *testing.T) {
 	srv, prof, host := acctest.StartSimHost(t, "acc-reinsp", bmcUser, "reinsp-pass")
 	name := host.Name
 	newMAC := acctest.MAC()
+	hwSource := "properties"
+	if acctest.IronicAtLeast(t, "1.87") {
+		hwSource = "inventory"
+	}
 	config := func(trigger string) string {
 		return host.WithExtra(fmt.Sprintf("  inspect_trigger = %q", trigger)).HCL() + `
 data "baremetal_hardware" "test" {
@@ -249,7 +253,9 @@ data "baremetal_hardware" "test" {
 			resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 			resource.TestCheckResourceAttr("baremetal_host.test", "ironic_state", "available"),
 			hasPort(newMAC, true),
-			resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "properties"),
+			// Redfish inspection's properties and ports; from Ironic 2024.1
+			// (1.87 here) it stores an inventory too, read first.
+			resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", hwSource),
 			resource.TestCheckTypeSetElemNestedAttrs("data.baremetal_hardware.test", "nics.*", map[string]string{"mac": newMAC}),
 		),
 	})

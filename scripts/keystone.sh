@@ -192,13 +192,18 @@ json.dump({"domain_id": did, "project_id": bm["id"], "user_id": op["id"], "appcr
           open(d + "/ids.json", "w"))
 print("seeded")
 PY
-  # Keystone's WSGI app in a threaded wsgiref server; its access log is
-  # the request log.
+  # Keystone's WSGI app in a wsgiref server that answers one request at a
+  # time; its access log is the request log. Not threaded: keystone's
+  # SQLite backend shares connections across threads, and concurrent
+  # requests (the provider authenticating while the keystone-auth Ironic
+  # validates a token) failed with 500s ("SQLite objects created in a
+  # thread can only be used in that same thread"). A request takes
+  # milliseconds, so the queue stays short.
   OS_KEYSTONE_CONFIG_FILES="$dir/keystone.conf" KEYSTONE_RIG_PORT=$port setsid /usr/bin/python3 -c '
-import os, socketserver, wsgiref.simple_server as wss
+import os, wsgiref.simple_server as wss
 from keystone.server.wsgi import initialize_public_application
-class Server(socketserver.ThreadingMixIn, wss.WSGIServer):
-    daemon_threads = True
+class Server(wss.WSGIServer):
+    request_queue_size = 64
 app = initialize_public_application()
 wss.make_server("127.0.0.1", int(os.environ["KEYSTONE_RIG_PORT"]), app, server_class=Server).serve_forever()
 ' >"$dir/access.log" 2>&1 </dev/null &

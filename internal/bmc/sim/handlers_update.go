@@ -181,6 +181,11 @@ func (s *Server) handleSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 		}
 	case scopeOf(r) != "":
 		biosOf(s.systems[scopeOf(r)])
+	case len(s.visibleSystems(r)) == 1:
+		// A BMC of one system: an update without Targets is that
+		// system's (Ironic names no target when the service lists one
+		// System).
+		biosOf(s.visibleSystems(r)[0])
 	}
 	if sys == nil {
 		s.mu.Unlock()
@@ -206,7 +211,10 @@ func (s *Server) handleSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 	s.tasks[t.id] = t
 	tj := s.taskJSON(t)
 	s.mu.Unlock()
-	w.Header().Set("Location", taskURI(t.id))
+	// The Location of an accepted asynchronous action is its task
+	// monitor, which answers 202 until the task ends (Redfish's async
+	// protocol; sushy, and so Ironic's firmware interface, polls it).
+	w.Header().Set("Location", taskURI(t.id)+"/Monitor")
 	w.Header().Set("Retry-After", strconv.Itoa(s.opts.TaskRetryAfter))
 	writeJSON(w, r, http.StatusAccepted, tj)
 }

@@ -436,9 +436,15 @@ func TestFirmwareUpdateTask(t *testing.T) {
 		"ImageURI": "http://images/bios-2.11.0.bin",
 		"Targets":  []string{"/redfish/v1/UpdateService/FirmwareInventory/sys-1-BIOS"},
 	}, nil)
-	monitor := resp.Header.Get("Location")
-	if !strings.HasPrefix(monitor, "/redfish/v1/TaskService/Tasks/") {
-		t.Fatalf("location = %q", monitor)
+	// Location is the task monitor (202 while the task runs); the task
+	// itself answers 200 throughout.
+	location := resp.Header.Get("Location")
+	monitor, ok := strings.CutSuffix(location, "/Monitor")
+	if !ok || !strings.HasPrefix(monitor, "/redfish/v1/TaskService/Tasks/") {
+		t.Fatalf("location = %q", location)
+	}
+	if code := c.do("GET", location, nil, nil).StatusCode; code != 202 {
+		t.Errorf("GET %s while the task runs = %d, want 202", location, code)
 	}
 	var states []string
 	for range 5 {
@@ -446,7 +452,8 @@ func TestFirmwareUpdateTask(t *testing.T) {
 		c.expect(200, "GET", monitor, nil, &task)
 		states = append(states, task.TaskState)
 	}
-	if strings.Join(states, ",") != "Running,Running,Completed,Completed,Completed" {
+	// Three polls end the task: the monitor's above, then two here.
+	if strings.Join(states, ",") != "Running,Completed,Completed,Completed,Completed" {
 		t.Errorf("states = %v", states)
 	}
 	var fw struct{ Version string }
@@ -465,7 +472,7 @@ func TestFirmwareUpdateTask(t *testing.T) {
 	resp = c.expect(202, "POST", "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", map[string]any{
 		"ImageURI": "http://images/nic.bin", "Targets": []string{"/redfish/v1/UpdateService/FirmwareInventory/sys-0-NIC.1"},
 	}, nil)
-	mon := resp.Header.Get("Location") + "/Monitor"
+	mon := resp.Header.Get("Location")
 	c.expect(202, "GET", mon, nil, nil)
 	c.expect(202, "GET", mon, nil, nil)
 	c.expect(200, "GET", mon, nil, nil)
@@ -487,7 +494,7 @@ func TestFirmwareUpdateSystemTarget(t *testing.T) {
 	resp := c.expect(202, "POST", "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate", map[string]any{
 		"ImageURI": "http://images/bios-2.12.0.bin", "Targets": []string{"/redfish/v1/systems/SYS-1/"}, // as iLO spells it
 	}, nil)
-	mon := resp.Header.Get("Location") + "/Monitor"
+	mon := resp.Header.Get("Location")
 	for i := 0; c.do("GET", mon, nil, nil).StatusCode != 200; i++ {
 		if i == 20 {
 			t.Fatalf("task %s still running after 20 polls", mon)
@@ -633,7 +640,7 @@ func TestFirmwareUpdateModes(t *testing.T) {
 		if ra := resp.Header.Get("Retry-After"); ra != "2" {
 			t.Errorf("Retry-After = %q", ra)
 		}
-		return resp.Header.Get("Location")
+		return strings.TrimSuffix(resp.Header.Get("Location"), "/Monitor")
 	}
 	loc := update("sys-0-BIOS")
 	var tb taskBody

@@ -631,6 +631,9 @@ port = ${IRONIC_JSON_RPC_PORT:-8089}
 # Fail fast on BMCs that are not there (the default retries for minutes).
 connection_attempts = 2
 connection_retry_interval = 1
+# firmware.update's task polling (2024.1+; the default is a minute).
+firmware_update_status_interval = 5
+firmware_update_fail_interval = 5
 [ipmi]
 # ipmitool commands to one BMC at most a second apart (Ironic's default
 # paces them 5 s apart for slow real BMCs; the rig's are OpenIPMI's

@@ -144,13 +144,13 @@ func TestFirmwareUpdatableDetached(t *testing.T) {
 	obs := lifecycle.Observation{Exists: true, ID: "n", Name: "h", State: lifecycle.StateAvailable, ProvisionState: "available",
 		Maintenance: true, MaintenanceReason: lifecycle.DetachReason}
 	for _, components := range []bool{true, false} {
-		r := lifecycle.FirmwareUpdatable(obs, lifecycle.FirmwareFeatures{Components: components}, []lifecycle.FirmwareUpdate{{Component: "bios"}}, true)
+		r := lifecycle.FirmwareUpdatable(obs, lifecycle.FirmwareFeatures{Components: components}, []lifecycle.FirmwareUpdate{{Component: "bios"}}, true, "")
 		if len(r) != 1 || r[0].Attribute != "host_id" || !strings.Contains(r[0].Summary, "is detached") {
 			t.Errorf("components %v: refusals %+v, want one on host_id saying detached", components, r)
 		}
 	}
 	obs.MaintenanceReason = "replacing a DIMM"
-	if r := lifecycle.FirmwareUpdatable(obs, lifecycle.FirmwareFeatures{Components: true}, []lifecycle.FirmwareUpdate{{Component: "bios"}}, true); len(r) != 0 {
+	if r := lifecycle.FirmwareUpdatable(obs, lifecycle.FirmwareFeatures{Components: true}, []lifecycle.FirmwareUpdate{{Component: "bios"}}, true, ""); len(r) != 0 {
 		t.Errorf("maintenance by an operator refused: %+v", r)
 	}
 }

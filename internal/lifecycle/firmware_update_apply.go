@@ -20,11 +20,24 @@ type FirmwareUpdateRefusal struct {
 	Update int
 }
 
+// FirmwareUpdateMethod is the way updates run: method as asked ("" picks
+// Ironic's step where Ironic has the firmware API, else the BMC).
+func FirmwareUpdateMethod(f FirmwareFeatures, method string) string {
+	switch {
+	case method != "":
+		return method
+	case f.Components:
+		return FirmwareUpdateIronic
+	}
+	return FirmwareUpdateRedfish
+}
+
 // FirmwareUpdatable refuses updates the observed host cannot take the way
-// this Ironic offers: Ironic's step takes bios, bmc and nic:<id> on an
-// available host (manual cleaning) or a provisioned one (servicing, 1.87+);
-// the BMC path needs credentials and a host Ironic is not working on.
-func FirmwareUpdatable(obs Observation, f FirmwareFeatures, updates []FirmwareUpdate, hasBMC bool) []FirmwareUpdateRefusal {
+// they run (FirmwareUpdateMethod of method): Ironic's step needs the
+// firmware API (1.86+) and takes bios, bmc and nic:<id> on an available
+// host (manual cleaning) or a provisioned one (servicing, 1.87+); the BMC
+// path needs credentials and a host Ironic is not working on.
+func FirmwareUpdatable(obs Observation, f FirmwareFeatures, updates []FirmwareUpdate, hasBMC bool, method string) []FirmwareUpdateRefusal {
 	var out []FirmwareUpdateRefusal
 	refuse := func(attr string, i int, summary, detail string) {
 		out = append(out, FirmwareUpdateRefusal{FirmwareRefusal{Attribute: attr, Summary: summary, Detail: detail}, i})
@@ -34,12 +47,21 @@ func FirmwareUpdatable(obs Observation, f FirmwareFeatures, updates []FirmwareUp
 		return out
 	}
 	host := fmt.Sprintf("Host %q (node %s)", obs.Name, obs.ID)
-	if f.Components {
+	switch FirmwareUpdateMethod(f, method) {
+	case FirmwareUpdateIronic:
+		if !f.Components {
+			refuse("method", 0, "Ironic has no firmware API",
+				fmt.Sprintf("method = %q runs the updates as Ironic's firmware.update step, which needs Ironic's firmware API "+
+					"(API 1.86 or newer); this Ironic offers %s. Leave method unset (or set it to %q) to update %s through its BMC.",
+					method, f.Microversion, FirmwareUpdateRedfish, host))
+			return out
+		}
 		for i, u := range updates {
 			if strings.HasPrefix(u.Component, "redfish:") {
 				refuse("updates", i, "Component not known to Ironic",
 					fmt.Sprintf("This Ironic (API %s) updates firmware with its firmware.update step, which takes the components "+
-						"bios, bmc and nic:<id>, not %q.", f.Microversion, u.Component))
+						"bios, bmc and nic:<id>, not %q. Set method = %q to update it through the BMC.", f.Microversion, u.Component,
+						FirmwareUpdateRedfish))
 			}
 		}
 		switch {
@@ -55,9 +77,12 @@ func FirmwareUpdatable(obs Observation, f FirmwareFeatures, updates []FirmwareUp
 		return out
 	}
 	if !hasBMC {
+		why := fmt.Sprintf("This Ironic (API %s) has no firmware API (1.86+), so %s is updated", f.Microversion, host)
+		if f.Components {
+			why = fmt.Sprintf("With method = %q, %s is updated", FirmwareUpdateRedfish, host)
+		}
 		refuse("bmc", 0, "BMC credentials needed",
-			fmt.Sprintf("This Ironic (API %s) has no firmware API (1.86+), so %s is updated through its BMC's Redfish "+
-				"UpdateService: set bmc (address, username, password) as in its baremetal_host.", f.Microversion, host))
+			why+" through its BMC's Redfish UpdateService: set bmc (address, username, password) as in its baremetal_host.")
 	}
 	switch obs.State {
 	case StateAvailable, StateProvisioned, StateExternallyProvisioned:
@@ -72,12 +97,12 @@ func FirmwareUpdatable(obs Observation, f FirmwareFeatures, updates []FirmwareUp
 // CheckFirmwareUpdate is UpdateFirmware's plan-time half: the refusals for
 // a host that exists (none for one created in the same apply, or that
 // cannot be read now: the apply checks again).
-func (c *Clients) CheckFirmwareUpdate(ctx context.Context, ref string, updates []FirmwareUpdate, hasBMC bool) []FirmwareUpdateRefusal {
+func (c *Clients) CheckFirmwareUpdate(ctx context.Context, ref string, updates []FirmwareUpdate, hasBMC bool, method string) []FirmwareUpdateRefusal {
 	obs, err := c.Machine.Observe(ctx, HostRef{ID: ref})
 	if err != nil || !obs.Exists {
 		return nil
 	}
-	return FirmwareUpdatable(obs, c.Firmware.Features(), updates, hasBMC)
+	return FirmwareUpdatable(obs, c.Firmware.Features(), updates, hasBMC, method)
 }
 
 // FirmwareUpdateRequest asks UpdateFirmware for the updates of one host.
@@ -88,7 +113,10 @@ type FirmwareUpdateRequest struct {
 	// Redfish is the host's BMC access: needed by the BMC path, used by
 	// the Ironic path to read versions where Ironic lists none.
 	Redfish *BMCAccess
-	Log     Logger
+	// Method is FirmwareUpdateIronic or FirmwareUpdateRedfish, or "" for
+	// Ironic's step where Ironic has it, else the BMC.
+	Method string
+	Log    Logger
 }
 
 // FirmwareUpdateOutcome is what UpdateFirmware did: the host, the way
@@ -101,8 +129,9 @@ type FirmwareUpdateOutcome struct {
 
 // UpdateFirmware runs req's updates on the host: refused (with the
 // refusals, and no error) when it cannot take them, else through Ironic's
-// firmware.update step when Ironic has the firmware API, else through the
-// BMC with the node in maintenance (UpdateFirmwareThroughBMC).
+// firmware.update step when Ironic has the firmware API, else (or when
+// asked) through the BMC with the node in maintenance
+// (UpdateFirmwareThroughBMC).
 func (c *Clients) UpdateFirmware(ctx context.Context, req FirmwareUpdateRequest) (FirmwareUpdateOutcome, []FirmwareUpdateRefusal, error) {
 	var out FirmwareUpdateOutcome
 	obs, err := c.Machine.Observe(ctx, HostRef{ID: req.Ref})
@@ -115,10 +144,10 @@ func (c *Clients) UpdateFirmware(ctx context.Context, req FirmwareUpdateRequest)
 	}
 	out.Host = obs
 	f := c.Firmware.Features()
-	if refusals := FirmwareUpdatable(obs, f, req.Updates, req.Redfish != nil); len(refusals) > 0 {
+	if refusals := FirmwareUpdatable(obs, f, req.Updates, req.Redfish != nil, req.Method); len(refusals) > 0 {
 		return out, refusals, nil
 	}
-	if f.Components {
+	if FirmwareUpdateMethod(f, req.Method) == FirmwareUpdateIronic {
 		out.Method = FirmwareUpdateIronic
 		out.Results, err = c.updateThroughIronic(ctx, obs, req)
 	} else {
@@ -139,8 +168,12 @@ func (c *Clients) updateThroughIronic(ctx context.Context, obs Observation, req 
 			}
 		}
 	}
+	// The versions are Ironic's (its firmware API names the components as
+	// the updates do; Ironic reads them from the BMC when it manages and
+	// cleans the node), not the BMC's inventory, whose items have the
+	// BMC's own Ids.
 	versions := func() (map[string]string, error) {
-		inv, err := c.Firmware.Firmware(ctx, obs.ID, req.Redfish)
+		inv, err := c.Firmware.Firmware(ctx, obs.ID, nil)
 		if err != nil {
 			return nil, err
 		}

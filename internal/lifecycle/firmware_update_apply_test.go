@@ -47,6 +47,7 @@ func TestUpdateFirmware(t *testing.T) {
 		offers   lifecycle.FirmwareFeatures
 		updates  []lifecycle.FirmwareUpdate
 		noBMC    bool
+		ask      string // the method asked for ("" for the default)
 		method   string
 		calls    string // the Provisioner call or the BMC calls that must happen
 		refusal  string // "attribute: summary"
@@ -68,6 +69,13 @@ func TestUpdateFirmware(t *testing.T) {
 			refusal: "bmc: BMC credentials needed"},
 		{name: "BMC path, busy host", ps: "inspect wait", updates: bios, refusal: "host_id: Host cannot take firmware updates now"},
 		{name: "no such host", gone: true, updates: bios, refusal: "host_id: Host not found"},
+		{name: "BMC path asked for where Ironic has the firmware API", ps: "available", offers: lifecycle.FirmwareFeatures{Components: true},
+			updates: byID, ask: lifecycle.FirmwareUpdateRedfish, method: lifecycle.FirmwareUpdateRedfish,
+			calls: "maintenance on,update bios,update redfish:BMC,maintenance off"},
+		{name: "BMC path asked for without credentials", ps: "available", offers: lifecycle.FirmwareFeatures{Components: true},
+			updates: bios, ask: lifecycle.FirmwareUpdateRedfish, noBMC: true, refusal: "bmc: BMC credentials needed"},
+		{name: "Ironic's step asked for without the firmware API", ps: "available", updates: bios,
+			ask: lifecycle.FirmwareUpdateIronic, refusal: "method: Ironic has no firmware API"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n := lifecycletest.New()
@@ -80,13 +88,13 @@ func TestUpdateFirmware(t *testing.T) {
 				access = &lifecycle.BMCAccess{}
 			}
 			if !c.gone {
-				plan := clients.CheckFirmwareUpdate(context.Background(), "host-a", c.updates, !c.noBMC)
+				plan := clients.CheckFirmwareUpdate(context.Background(), "host-a", c.updates, !c.noBMC, c.ask)
 				if (len(plan) > 0) != (c.refusal != "") {
 					t.Errorf("plan-time refusals %+v, want %q", plan, c.refusal)
 				}
 			}
 			out, refusals, err := clients.UpdateFirmware(context.Background(),
-				lifecycle.FirmwareUpdateRequest{Ref: "host-a", Updates: c.updates, Redfish: access})
+				lifecycle.FirmwareUpdateRequest{Ref: "host-a", Updates: c.updates, Redfish: access, Method: c.ask})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -504,6 +504,10 @@ func corpus() []badCase {
 		bad("firmware update component twice", "updates[1].component",
 			firmwareUpdate(`updates = [{ component = "bmc", url = "http://img/a.bin" }, { component = "bmc", url = "http://img/b.bin" }]`),
 			`component "bmc" is already updated by updates[0]`),
+		bad("firmware update method unknown", "method",
+			firmwareUpdate(`method = "bmc"
+  updates = [{ component = "bios", url = "http://img/bios.bin" }]`),
+			`value must be one of: ["ironic" "redfish"], got: "bmc"`),
 		bad("firmware update without updates", "updates",
 			firmwareUpdate(`updates = []`), "at least 1"),
 		bad("firmware update bmc of an ipmi address", "bmc.address",

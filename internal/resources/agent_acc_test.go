@@ -2,8 +2,12 @@ package resources_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -704,4 +708,102 @@ func TestLoggedStates(t *testing.T) {
 	if want := []string{"enroll", "verifying", "manageable", "cleaning"}; !slices.Equal(got, want) {
 		t.Fatalf("loggedStates = %v, want %v", got, want)
 	}
+}
+
+// TestAccAgent_firmwareUpdate: baremetal_firmware_update of an available
+// host whose agent boots, the way each Ironic offers it.
+//   - Ironic 2025.1 (firmware API, 1.86+): the updates run as Ironic's
+//     firmware.update clean step, which needs the ramdisk: a manual clean
+//     (manageable, cleaning, clean wait while the agent boots and the BMC's
+//     task runs, back to available); Ironic's firmware API and the BMC
+//     then list the new versions. A BMC task that fails fails the apply
+//     with the host, its state and Ironic's last_error, which carries the
+//     BMC's message.
+//   - Ironic 2023.1 (no firmware API): the same configuration goes through
+//     the BMC (method redfish, the node in maintenance meanwhile), the BMC's
+//     failure is reported the same way, and method = "ironic" is refused
+//     at plan.
+func TestAccAgent_firmwareUpdate(t *testing.T) {
+	r := startAgentRig(t, "acc-agent-fwu")
+	name, srv, states := r.name, r.srv, r.states
+	image := []byte("simulated BIOS image 3.1.4")
+	sum := sha256.Sum256(image)
+	images := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(image) }))
+	t.Cleanup(images.Close)
+	update := func(method, bios string) string {
+		m := ""
+		if method != "" {
+			m = fmt.Sprintf("  method  = %q\n", method)
+		}
+		return r.host + `
+resource "baremetal_firmware_update" "u" {
+  host_id = baremetal_host.test.id
+  bmc     = baremetal_host.test.bmc
+` + m + `  updates = [
+    { component = "bios", url = "` + images.URL + `/bios-` + bios + `.bin", checksum = "sha256:` + hex.EncodeToString(sum[:]) + `" },
+    { component = "bmc", url = "http://images.invalid/bmc-9.8.7.bin" },
+  ]
+}
+
+data "baremetal_firmware" "after" {
+  host_id = baremetal_firmware_update.u.id
+  bmc     = baremetal_firmware_update.u.bmc
+}
+
+data "baremetal_firmware" "ironic" {
+  host_id = baremetal_firmware_update.u.id
+}
+`
+	}
+	const failure = "Image signature verification failed (simulated BMC)"
+	ironic := acctest.IronicAtLeast(t, "1.86")
+	// Without bmc the data source reads Ironic's firmware API, which
+	// 2023.1 does not have.
+	method, source, ironicBIOS := "redfish", "none", ""
+	if ironic {
+		method, source, ironicBIOS = "ironic", "ironic", "3.1.4"
+	}
+	first := []resource.TestCheckFunc{
+		resource.TestCheckResourceAttr("baremetal_firmware_update.u", "method", method),
+		resource.TestCheckResourceAttr("baremetal_firmware_update.u", "results.0.version", "3.1.4"),
+		resource.TestCheckResourceAttr("baremetal_firmware_update.u", "versions.bios", "3.1.4"),
+		resource.TestCheckResourceAttr("baremetal_firmware_update.u", "versions.bmc", "9.8.7"),
+		resource.TestCheckResourceAttr("data.baremetal_firmware.after", "source", "redfish"),
+		resource.TestCheckResourceAttr("data.baremetal_firmware.after", "bios_version", "3.1.4"),
+		resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "source", source),
+		resource.TestCheckResourceAttr("data.baremetal_firmware.ironic", "bios_version", ironicBIOS),
+		acctest.NodeCheck(t, name, func(n *nodes.Node) error {
+			if n.ProvisionState != "available" || n.Maintenance {
+				return fmt.Errorf("node %s, maintenance %v (%s)", n.ProvisionState, n.Maintenance, n.MaintenanceReason)
+			}
+			return nil
+		}),
+		func(*terraform.State) error {
+			t.Logf("%s: method %s, Ironic states %v", name, method, states.seen())
+			return nil
+		},
+	}
+	var steps []resource.TestStep
+	if ironic {
+		first = append(first, states.passedThrough("available", "manageable", "cleaning", "clean wait", "cleaning", "available"))
+	} else {
+		steps = append(steps, resource.TestStep{
+			Config:      update("ironic", "3.1.4"),
+			ExpectError: regexp.MustCompile(`(?s)Ironic has no firmware API.*method\s+=\s+"ironic".*1\.86`),
+		})
+	}
+	steps = append(steps,
+		resource.TestStep{Config: update("", "3.1.4"), Check: resource.ComposeAggregateTestCheckFunc(first...)},
+		resource.TestStep{
+			PreConfig: func() {
+				if err := srv.SetFaults("sys-0", sim.Faults{UpdateFailure: failure}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			Config: update("", "3.1.5"),
+			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(name) + `.*` +
+				strings.Join(strings.Fields(regexp.QuoteMeta(failure)), `\s+`)),
+		},
+	)
+	recordedTest(t, name, states, steps)
 }

@@ -109,7 +109,8 @@ resource "baremetal_firmware_settings" "fw" {
 	}
 }
 
-// TestAccFirmwareUpdate_bmcProfiles: on each vendor profile, an update of
+// TestAccFirmwareUpdate_bmcProfiles: on each vendor profile, an update
+// through the BMC (method = "redfish", the only way on Ironic before 1.86) of
 // "bios" goes to the ROM image the BMC runs (iLO's "System ROM", not its
 // "Redundant System ROM"; iDRAC's Installed-, not Previous-), staged for
 // the next boot: the provider boots the host, the host powers itself off
@@ -142,6 +143,7 @@ func TestAccFirmwareUpdate_bmcProfiles(t *testing.T) {
 				return host.HCL() + `
 resource "baremetal_firmware_update" "u" {
   host_id = baremetal_host.h.id
+  method  = "redfish"
 ` + host.BMC() + `  updates = [{ component = "bios", url = "http://images.invalid/rom-` + version + `.bin" }]
 }
 `

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -66,7 +68,8 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 		Description: "Updates firmware components of one `baremetal_host` from image URLs, as the Metal3 Bare Metal Operator's " +
 			"HostFirmwareComponents `updates`. With Ironic's firmware API (API 1.86+) the updates run as Ironic's " +
 			"`firmware.update` step: in a manual clean on an available host, or a service on a provisioned one (API 1.87+). " +
-			"Otherwise they go through the host's BMC (Redfish `UpdateService.SimpleUpdate`, needs `bmc`), one after the " +
+			"That step needs the host to boot Ironic's ramdisk (the agent). Otherwise, or with `method = \"redfish\"`, they " +
+			"go through the host's BMC (Redfish `UpdateService.SimpleUpdate`, needs `bmc`), one after the " +
 			"other, with the Ironic node in maintenance for the duration so that Ironic's power state sync does not fight " +
 			"the BMC's reboots; when the BMC stages an image for the next boot (task Pending), the host is reset to apply " +
 			"it (a host that was off is powered off again). The node is taken out of maintenance afterwards, also after a " +
@@ -114,8 +117,15 @@ func (r *firmwareUpdateResource) Schema(ctx context.Context, _ resource.SchemaRe
 				"21.4 at API 1.82: Ironic masks the BMC password, so it is needed again here).",
 				"BMC address as in `baremetal_host.bmc.address`, of a Redfish-family scheme (`ipmi://` and "+
 					"`libvirt://` are refused at validate)."),
-			"method": keptString("How the updates ran: `ironic` (Ironic's `firmware.update` step) or `redfish` (the BMC's " +
-				"UpdateService)."),
+			"method": schema.StringAttribute{
+				Optional: true, Computed: true,
+				Description: "How the updates run: `ironic` (Ironic's `firmware.update` step, API 1.86+) or `redfish` (the " +
+					"BMC's UpdateService, with the node in maintenance; needs `bmc`). Unset, `ironic` where Ironic has the " +
+					"firmware API, else `redfish`. Set `redfish` on a newer Ironic for components Ironic does not know " +
+					"(`redfish:<Id>`), or to update without a cleaning or servicing cycle. Changing it replaces the resource.",
+				Validators:    []validator.String{stringvalidator.OneOf(lifecycle.FirmwareUpdateIronic, lifecycle.FirmwareUpdateRedfish)},
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown(), stringplanmodifier.RequiresReplaceIfConfigured()},
+			},
 			"results": schema.ListNestedAttribute{
 				Computed:      true,
 				Description:   "One entry per update, in order: what was updated and its versions before and after.",
@@ -140,6 +150,14 @@ func (m *firmwareUpdateModel) updates() []lifecycle.FirmwareUpdate {
 		out = append(out, lifecycle.FirmwareUpdate{Component: u.Component.ValueString(), URL: u.URL.ValueString(), Checksum: u.Checksum.ValueString()})
 	}
 	return out
+}
+
+// method is the method asked for, "" for the default.
+func (m *firmwareUpdateModel) method() string {
+	if m.Method.IsUnknown() {
+		return ""
+	}
+	return m.Method.ValueString()
 }
 
 // ValidateConfig refuses a component updated twice (each attribute's own
@@ -177,7 +195,7 @@ func (r *firmwareUpdateResource) ModifyPlan(ctx context.Context, req resource.Mo
 	if resp.Diagnostics.HasError() || !known || !req.State.Raw.IsNull() {
 		return // unknown yet, or an existing update that is not replaced
 	}
-	refusals := r.clients.CheckFirmwareUpdate(ctx, plan.HostID.ValueString(), plan.updates(), !plan.BMC.IsNull())
+	refusals := r.clients.CheckFirmwareUpdate(ctx, plan.HostID.ValueString(), plan.updates(), !plan.BMC.IsNull(), plan.method())
 	addUpdateRefusals(&resp.Diagnostics, refusals)
 }
 
@@ -212,7 +230,7 @@ func (r *firmwareUpdateResource) Create(ctx context.Context, req resource.Create
 	ref := plan.HostID.ValueString()
 	ctx = tflog.SetField(ctx, "host", ref)
 	done, refusals, err := r.clients.UpdateFirmware(ctx, lifecycle.FirmwareUpdateRequest{
-		Ref: ref, Updates: plan.updates(), Redfish: redfish, Log: TFLog{}})
+		Ref: ref, Updates: plan.updates(), Redfish: redfish, Method: plan.method(), Log: TFLog{}})
 	addUpdateRefusals(&resp.Diagnostics, refusals)
 	switch {
 	case resp.Diagnostics.HasError():

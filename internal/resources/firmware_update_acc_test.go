@@ -40,6 +40,7 @@ func firmwareUpdateResource(i int, srv *sim.Server, updates string) string {
 	return fmt.Sprintf(`
 resource "baremetal_firmware_update" "u%[1]d" {
   host_id = baremetal_host.h%[1]d.id
+  method  = "redfish"
 %[2]s  updates = [%[3]s]
 }
 `, i, firmwareUpdateHost(i, "", srv).BMC(), updates)
@@ -59,9 +60,10 @@ func notInMaintenance(t *testing.T, sc *gophercloud.ServiceClient, name string) 
 	}
 }
 
-// TestAccFirmwareUpdate_redfish: Ironic 21.4 (API 1.82) has no firmware
-// API, so baremetal_firmware_update goes through the simulator's
-// UpdateService with the node in maintenance for the duration:
+// TestAccFirmwareUpdate_redfish: baremetal_firmware_update with method =
+// "redfish" (the default where Ironic has no firmware API, as 21.4 at API
+// 1.82; asked for on 2025.1) goes through the simulator's UpdateService
+// with the node in maintenance for the duration:
 //   - success (sys-0, BIOS, image checksum checked first, staged by the BMC
 //     until the host boots: the provider powers it on, then off again): the
 //     version in the baremetal_firmware data source changed, the node is
@@ -104,6 +106,7 @@ func TestAccFirmwareUpdate_redfish(t *testing.T) {
 		`
 resource "baremetal_firmware_update" "u2" {
   host_id = baremetal_host.h2.id
+  method  = "redfish"
   bmc     = baremetal_host.h2.bmc
   updates = [{ component = "bmc", url = "http://images.invalid/bmc-9.8.7.bin" }]
 }

@@ -57,7 +57,30 @@ resource "baremetal_firmware_update" "u" {
   updates = [{ component = "redfish:Installed-1", url = "http://images.invalid/x-1.0.bin" }]
 }
 `,
-			ExpectError: regexp.MustCompile(`(?s)Component not known to Ironic.*bios, bmc and nic:<id>, not\s+"redfish:Installed-1"`),
+			ExpectError: regexp.MustCompile(`(?s)Component not known to Ironic.*bios, bmc and nic:<id>, not\s+"redfish:Installed-1".*` +
+				`Set\s+method\s+=\s+"redfish"`),
+		},
+		{
+			// The BMC path asked for: it needs the BMC's credentials.
+			Config: provider + `
+resource "baremetal_firmware_update" "u" {
+  host_id = "fw-ironic-0"
+  method  = "redfish"
+  updates = [{ component = "redfish:Installed-1", url = "http://images.invalid/x-1.0.bin" }]
+}
+`,
+			ExpectError: regexp.MustCompile(`(?s)BMC credentials needed.*With\s+method\s+=\s+"redfish"`),
+		},
+		{
+			Config: provider + `
+resource "baremetal_firmware_update" "u" {
+  host_id = "fw-ironic-0"
+  method  = "bmc"
+  updates = [{ component = "bios", url = "http://images.invalid/x-1.0.bin" }]
+}
+`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)method.*value must be one of.*"ironic".*"redfish".*got:\s+"bmc"`),
 		},
 		{
 			Config: config,

@@ -160,32 +160,38 @@ func (s *Server) handleSimpleUpdate(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var sys *system
 	comp := ""
-	// biosOf targets sys's BIOS: an update scoped to a system, or aimed
-	// at one (Ironic 2025.1 names the System in Targets when the service
-	// has several, as sushy-tools expects).
-	biosOf := func(target *system) {
+	// imageOf targets the item of sys the image is for: an update scoped
+	// to a system, or aimed at one (Ironic 2025.1 names the System in
+	// Targets when the service has several, as sushy-tools expects). A
+	// real BMC reads the image's header; the simulator its file name: one
+	// that says "bmc" is the BMC's, any other the BIOS's.
+	imageOf := func(target *system) {
 		sys = target
+		role := "BIOS"
+		if strings.Contains(strings.ToLower(path.Base(body.ImageURI)), "bmc") {
+			role = "BMC"
+		}
 		for _, fw := range sys.fwItems {
-			if fw.Role == "BIOS" {
+			if fw.Role == role {
 				comp = fw.ID
 			}
 		}
 	}
 	switch {
 	case len(body.Targets) > 0 && s.targetSystem(r, body.Targets[0]) != nil:
-		biosOf(s.targetSystem(r, body.Targets[0]))
+		imageOf(s.targetSystem(r, body.Targets[0]))
 	case len(body.Targets) > 0:
 		var fw *Firmware
 		if sys, fw = s.findFirmware(r, path.Base(strings.TrimSuffix(body.Targets[0], "/"))); fw != nil {
 			comp = fw.ID
 		}
 	case scopeOf(r) != "":
-		biosOf(s.systems[scopeOf(r)])
+		imageOf(s.systems[scopeOf(r)])
 	case len(s.visibleSystems(r)) == 1:
 		// A BMC of one system: an update without Targets is that
 		// system's (Ironic names no target when the service lists one
 		// System).
-		biosOf(s.visibleSystems(r)[0])
+		imageOf(s.visibleSystems(r)[0])
 	}
 	if sys == nil {
 		s.mu.Unlock()

@@ -73,6 +73,10 @@ type Config struct {
 	QEMUImg string
 	// Logf, if set, receives what the machine does.
 	Logf func(format string, args ...any)
+	// OnExit, if set, is called when the guest ends qemu by itself (it
+	// powered off, or rebooted: -no-reboot ends qemu then), so that the
+	// BMC reports the machine off; not after PowerOff.
+	OnExit func()
 }
 
 // VM is one machine. Its methods are safe for concurrent use.
@@ -197,7 +201,8 @@ func (v *VM) PowerOn(boot Boot, iso string) error {
 		err := cmd.Wait()
 		out.Close()
 		v.mu.Lock()
-		if v.cmd == cmd {
+		byItself := v.cmd == cmd
+		if byItself {
 			// The guest powered itself off, or rebooted (-no-reboot ends
 			// qemu on a reboot: the BMC's next power-on boots it again).
 			v.cmd = nil
@@ -205,6 +210,9 @@ func (v *VM) PowerOn(boot Boot, iso string) error {
 		}
 		v.mu.Unlock()
 		close(done)
+		if byItself && v.cfg.OnExit != nil {
+			v.cfg.OnExit()
+		}
 	}()
 	return nil
 }

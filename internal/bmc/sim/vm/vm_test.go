@@ -158,3 +158,31 @@ func TestFetch(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestGuestPowersOff: a guest that ends qemu by itself (it powered off)
+// leaves the machine off and calls OnExit, so the BMC reports it off.
+func TestGuestPowersOff(t *testing.T) {
+	_, img, _, _ := fakeTools(t)
+	dir := t.TempDir()
+	qemu := filepath.Join(dir, "qemu")
+	if err := os.WriteFile(qemu, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	v, err := New(Config{Name: "sys-1", Dir: dir, MAC: "52:54:00:12:34:57", QEMU: qemu, QEMUImg: img,
+		OnExit: func() { close(exited) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.PowerOn(BootDisk, ""); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-t.Context().Done():
+		t.Fatal("OnExit was not called")
+	}
+	if v.On() {
+		t.Error("on after the guest powered off")
+	}
+}

@@ -59,6 +59,9 @@ type Options struct {
 	// Agent, if set, gives every system a simulated Ironic Python Agent
 	// (package agent) that starts whenever the system powers on.
 	Agent *agent.Config
+	// VM, if set, makes every system a qemu machine instead (see
+	// VMOptions); not with Agent.
+	VM *VMOptions
 	// Dialect picks the hardware Start gives its systems: ProfileFor(Dialect, i).
 	Dialect string
 }
@@ -170,6 +173,14 @@ func (s *Server) AddSystem(cfg SystemConfig) error {
 		}
 		sys.agent = a
 	}
+	if s.opts.VM != nil {
+		v, err := s.newVM(sys)
+		if err != nil {
+			s.mu.Unlock()
+			return err
+		}
+		sys.vm = v
+	}
 	s.systems[cfg.ID] = sys
 	s.order = append(s.order, cfg.ID)
 	started := s.started
@@ -271,15 +282,22 @@ func (s *Server) Close() error {
 	close(s.done)
 	ls := []*listener{s.main}
 	var agents []*agent.Agent
+	var vms []*vmSystem
 	for _, sys := range s.systems {
 		ls = append(ls, sys.listener)
 		if sys.agent != nil {
 			agents = append(agents, sys.agent)
 		}
+		if sys.vm != nil {
+			vms = append(vms, sys.vm)
+		}
 	}
 	s.mu.Unlock()
 	for _, a := range agents {
 		_ = a.Close()
+	}
+	for _, v := range vms {
+		v.close()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()

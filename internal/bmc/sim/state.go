@@ -24,6 +24,7 @@ type system struct {
 	profile  Profile
 	listener *listener
 	agent    *agent.Agent // nil unless Options.Agent
+	vm       *vmSystem    // nil unless Options.VM
 
 	power       string
 	boot        BootOverride
@@ -296,6 +297,8 @@ func (sys *system) powerOn() {
 		sys.networkBoots++
 	}
 	switch {
+	case sys.vm != nil:
+		sys.vm.powerOn(sys)
 	case sys.agent == nil:
 	case network:
 		sys.agent.PowerOnNetwork()
@@ -309,6 +312,9 @@ func (sys *system) powerOff() {
 	sys.power = PowerOff
 	if sys.agent != nil {
 		sys.agent.PowerOff()
+	}
+	if sys.vm != nil {
+		sys.vm.powerOff()
 	}
 }
 

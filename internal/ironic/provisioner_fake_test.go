@@ -259,6 +259,38 @@ func TestFakePowerOff(t *testing.T) {
 	}
 }
 
+// A node whose cleaning failed keeps target_provision_state (manageable)
+// with nothing running: powering it off (before deleting it) reports the
+// failure once, as BMO does, and then, forced, powers it off instead of
+// waiting for an operation that is not there. A node Ironic works on still
+// waits.
+func TestFakePowerOffFailedState(t *testing.T) {
+	p, srv := onFake(t)
+	h := fakeSpecHost("h1")
+	id := nodeIn(srv, h, "clean failed", "")
+	srv.UpdateNode(id, func(n *nodes.Node) {
+		n.PowerState, n.TargetProvisionState, n.LastError = "power on", "manageable", "Firmware update failed for node"
+	})
+	ctx := context.Background()
+	res, err := p.PowerOff(ctx, h, lifecycle.PowerHard, false)
+	if err != nil || !strings.Contains(res.ErrorMessage, "Firmware update failed") {
+		t.Fatalf("unforced: %+v, %v", res, err)
+	}
+	res = until(t, "forced power off", func() (lifecycle.Result, error) { return p.PowerOff(ctx, h, lifecycle.PowerHard, true) })
+	if res.ErrorMessage != "" || srv.MustNode(id).PowerState != "power off" {
+		t.Fatalf("forced: %+v, power %q", res, srv.MustNode(id).PowerState)
+	}
+	busy := nodeIn(srv, fakeSpecHost("h2"), "cleaning", "")
+	srv.UpdateNode(busy, func(n *nodes.Node) { n.PowerState, n.TargetProvisionState = "power on", "available" })
+	before := srv.Count(http.MethodPut, "/states/power")
+	if res, err := p.PowerOff(ctx, fakeSpecHost("h2"), lifecycle.PowerHard, true); err != nil || !res.Dirty {
+		t.Fatalf("busy: %+v, %v", res, err)
+	}
+	if n := srv.Count(http.MethodPut, "/states/power"); n != before {
+		t.Fatalf("a power request was sent while Ironic cleans the node")
+	}
+}
+
 func between(s, from, to string) string {
 	_, rest, ok := strings.Cut(s, from)
 	if !ok {

@@ -29,16 +29,19 @@ type powerRequest struct {
 }
 
 // changePower issues PUT states/power (BMO IR changePower). A detached
-// node is refused (refuseDetached). Power changes wait while
-// target_provision_state is set, and while a request for the same target
-// is settling (powerSettle).
+// node is refused (refuseDetached). Power changes wait while Ironic works
+// on the node (target_provision_state set, unless the node is in a failed
+// state: Ironic keeps the target of the failed operation there, with
+// nothing running; BMO waits on it too, so that its power off before
+// deleting a host whose cleaning failed gave up after three attempts), and
+// while a request for the same target is settling (powerSettle).
 func (p *Provisioner) changePower(ctx context.Context, h *lifecycle.Host, node *nodes.Node, target nodes.TargetPowerState) (lifecycle.Result, error) {
 	verb := string(target)
 	ps := node.ProvisionState
 	if err := refuseDetached(node, "request "+verb); err != nil {
 		return lifecycle.Result{Verb: verb, ProvisionState: ps}, err
 	}
-	if node.TargetProvisionState != "" {
+	if node.TargetProvisionState != "" && !failedState(ps) {
 		logDebug(ctx, "provision state change in progress, power change waits", h, node, verb)
 		return p.continuing(verb, ps, p.fastPoll), nil
 	}

@@ -44,6 +44,17 @@ const (
 	softPowerOff   = "soft power off"
 )
 
+// failedState reports whether Ironic provision state ps is the end of a
+// failed operation (nothing runs on the node; its target_provision_state
+// still names where the operation was going).
+func failedState(ps string) bool {
+	switch ps {
+	case psInspectFail, psCleanFail, psDeployFail, psAdoptFail, psServiceFail, psRescueFail, psUnrescueFail, psError:
+		return true
+	}
+	return false
+}
+
 // MapState returns the BMO state that an Ironic provision state implies,
 // given the host's previous lifecycle state. Observe uses it (import,
 // refresh, drift detection); the state machine itself never trusts it over

@@ -603,7 +603,10 @@ func (s *Server) power(w http.ResponseWriter, r *http.Request, n *nodes.Node) {
 		WriteError(w, http.StatusBadRequest, fmt.Sprintf("The requested action \"%s\" is not supported by the power interface of node %s.", body.Target, n.UUID))
 		return
 	}
-	if n.TargetProvisionState != "" || n.TargetPowerState != "" {
+	// A node in a failed state keeps the target of the failed operation
+	// with no task holding it: Ironic takes power requests there.
+	failed := strings.HasSuffix(n.ProvisionState, " failed") || n.ProvisionState == "error"
+	if (n.TargetProvisionState != "" && !failed) || n.TargetPowerState != "" {
 		WriteError(w, http.StatusConflict, fmt.Sprintf("Node %s is locked by host fake-conductor, please retry after the current operation is completed.", n.UUID))
 		return
 	}

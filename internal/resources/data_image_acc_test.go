@@ -190,6 +190,15 @@ func TestAccDataImage_sim(t *testing.T) {
 				resource.TestCheckResourceAttr("baremetal_data_image.d", "device", device),
 				resource.TestCheckResourceAttrPair("baremetal_data_image.d", "id", "baremetal_host.h", "id"),
 				maintenanceAround(t, host.Name, &mark),
+				func(st *terraform.State) error {
+					cd, err := srv.State("sys-0")
+					if err != nil {
+						return err
+					}
+					t.Logf("%s: baremetal_data_image device %s (Ironic's virtual media API: %v); the simulator's Cd: %+v; configuration:\n%s",
+						host.Name, device, ironic, cd.VirtualMedia["Cd"], dataImageConfig(host, dataISO))
+					return nil
+				},
 			),
 		},
 		{ // Ejected at the BMC: the plan shows it.

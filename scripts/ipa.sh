@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# The real Ironic Python Agent's ramdisk, built from Debian 13's packages
+# the way ironic-python-agent-builder builds one: a debootstrap'd trixie
+# root with the agent (ironic-python-agent 10.2.0, Ironic 2025.1's), the
+# tools its hardware manager runs, systemd and udev, packed as a zstd newc
+# initramfs that is the root file system, beside the kernel, and both
+# wrapped in a BIOS+UEFI ISO (grub-mkrescue).
+#
+#   scripts/ipa.sh build   build (or restore) the ramdisk; prints its folder
+#   scripts/ipa.sh env     IPA_KERNEL=, IPA_RAMDISK=, IPA_ISO= of the cache
+#   scripts/ipa.sh key     the cache key (a hash of the recipe)
+#
+# The ramdisk lives outside the clone, in
+# ${BAREMETAL_TOOLS_CACHE:-~/.cache/terraform-provider-baremetal}/ipa-<key>/,
+# rebuilt only when the recipe below changes (its hash names the folder).
+# A build takes 5-7 minutes on 2 quiet cores (about 20 loaded) and 1 GB of
+# disk at its peak; the result is about 370 MB (kernel 12 MB, initramfs
+# about 160 MB, ISO about 190 MB).
+#
+# Debian's agent package depends on image-builder tools the agent never
+# runs in a ramdisk (libguestfs-tools, which drags in qemu-system and
+# libvirt; git, man-db, fio, stress-ng, ...): the build repacks the .deb
+# without them, which keeps the root under 500 MB.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+log() { echo "ipa.sh: $*" >&2; }
+
+suite=trixie
+# What the ramdisk holds besides the agent: the kernel, an init, the
+# network (networkd, DHCP on every NIC), and the tools the agent's
+# hardware manager and its deploy steps call.
+packages="linux-image-amd64 systemd-sysv udev kmod iproute2 ca-certificates util-linux lshw dmidecode
+parted gdisk mdadm hdparm smartmontools efibootmgr qemu-utils dosfstools e2fsprogs xfsprogs pciutils"
+# The agent package's dependencies the ramdisk leaves out.
+drop_depends="libguestfs-tools python3-guestfs python3-libvirt git man-db fio stress-ng sysbench tuned lldpad infiniband-diags open-iscsi"
+# Bump when the steps below change.
+recipe_version=2
+
+cache_dir() { echo "${BAREMETAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-baremetal}"; }
+
+key() {
+  printf '%s\n' "$suite" "$packages" "$drop_depends" "$recipe_version" | sha256sum | cut -c1-12
+}
+
+out() { echo "$(cache_dir)/ipa-$(key)"; }
+
+# The host's Debian mirror, as scripts/ironic.sh finds it.
+mirror() {
+  local m
+  m=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+    sed -n -E 's#^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)(https?://[^[:space:]]+/debian)/?([[:space:]].*)?$#\3#p' | head -1)
+  echo "${m:-http://deb.debian.org/debian}"
+}
+
+host_tools() {
+  local want=()
+  command -v debootstrap >/dev/null || want+=(debootstrap)
+  command -v zstd >/dev/null || want+=(zstd)
+  command -v cpio >/dev/null || want+=(cpio)
+  command -v grub-mkrescue >/dev/null || want+=(grub-common)
+  command -v xorriso >/dev/null || want+=(xorriso)
+  command -v mformat >/dev/null || want+=(mtools)
+  [ -d /usr/lib/grub/i386-pc ] || want+=(grub-pc-bin)
+  [ -d /usr/lib/grub/x86_64-efi ] || want+=(grub-efi-amd64-bin)
+  [ ${#want[@]} = 0 ] && return
+  log "installing ${want[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get -o DPkg::Lock::Timeout=1200 update -qq
+  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+}
+
+# in_root ROOT CMD...: CMD chrooted in ROOT, in a mount namespace of its own
+# (nothing stays mounted on the host).
+in_root() {
+  local root=$1; shift
+  # shellcheck disable=SC2016
+  unshare --mount --propagation private /bin/sh -c 'r=$1; shift
+mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" || exit 1
+exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
+}
+
+# build_root DIR: the ramdisk's root in DIR/root.
+build_root() {
+  local dir=$1 root=$1/root m
+  m=$(mirror)
+  log "debootstrap $suite from $m"
+  unshare --mount --propagation private debootstrap --variant=minbase \
+    --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$root" "$m" >"$dir/debootstrap.log" 2>&1 ||
+    { log "debootstrap failed:"; tail -20 "$dir/debootstrap.log" >&2; return 1; }
+  # Nothing starts while packages install; dpkg skips fsync.
+  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+  chmod 755 "$root/usr/sbin/policy-rc.d"
+  echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/unsafe-io"
+  printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s/debian-security %s-security main\n' \
+    "$m" "$suite" "$m" "$suite" "${m%/debian}" "$suite" >"$root/etc/apt/sources.list"
+  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  # The agent's package, repacked without the dependencies it never uses
+  # in a ramdisk.
+  in_root "$root" sh -ec '
+apt-get -o DPkg::Lock::Timeout=1200 update -qq
+cd /tmp && apt-get download -qq ironic-python-agent
+rm -rf /tmp/ipa && dpkg-deb -R /tmp/ironic-python-agent_*.deb /tmp/ipa' >"$dir/apt.log" 2>&1 ||
+    { log "downloading the agent's package failed:"; tail -30 "$dir/apt.log" >&2; return 1; }
+  local control=$root/tmp/ipa/DEBIAN/control
+  awk -v drop="$drop_depends" 'BEGIN { n = split(drop, d, " "); for (i = 1; i <= n; i++) D[d[i]] = 1 }
+/^Depends: / { sub(/^Depends: /, ""); m = split($0, a, ", "); out = ""
+  for (i = 1; i <= m; i++) { name = a[i]; sub(/ .*/, "", name); if (!(name in D)) out = out (out == "" ? "" : ", ") a[i] }
+  print "Depends: " out; next }
+{ print }' "$control" >"$control.new" && mv "$control.new" "$control"
+  log "the agent's package, repacked: $(grep '^Depends:' "$control")"
+  in_root "$root" sh -ec '
+dpkg-deb -b /tmp/ipa /tmp/ipa.deb >/dev/null
+apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends '"$(echo $packages)"' /tmp/ipa.deb
+apt-get clean
+rm -rf /tmp/ipa /tmp/ipa.deb /tmp/ironic-python-agent_*.deb /var/lib/apt/lists/*' >>"$dir/apt.log" 2>&1 ||
+    { log "installing the packages failed:"; tail -30 "$dir/apt.log" >&2; return 1; }
+  # libguestfs-tools is the one that matters (it drags in qemu-system and
+  # libvirt); others may come back as another package's dependency.
+  local back=""
+  for dep in $drop_depends; do
+    [ -e "$root/var/lib/dpkg/info/$dep.list" ] && back="$back $dep"
+  done
+  case " $back " in
+    *" libguestfs-tools "*) log "libguestfs-tools is installed although dropped: the repacking failed"; return 1 ;;
+  esac
+  [ -z "$back" ] || log "pulled in by other packages although dropped from the agent's:$back"
+  rm -f "$root/usr/sbin/policy-rc.d" "$root/etc/dpkg/dpkg.cfg.d/unsafe-io"
+  # The root is the initramfs: the kernel runs /init.
+  ln -sf /lib/systemd/systemd "$root/init"
+  # DHCP on every wired NIC, with systemd-networkd.
+  mkdir -p "$root/etc/systemd/network"
+  printf '[Match]\nName=en* eth*\n[Network]\nDHCP=yes\n[DHCPv4]\nClientIdentifier=mac\n' >"$root/etc/systemd/network/80-dhcp.network"
+  # Debian's package has a sysvinit script only: the agent gets a unit of
+  # its own, as ironic-python-agent-builder gives it, logging to the
+  # console (the serial port under qemu -nographic).
+  rm -f "$root/etc/init.d/ironic-python-agent"
+  cat >"$root/etc/systemd/system/ironic-python-agent.service" <<'UNIT'
+[Unit]
+Description=Ironic Python Agent
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+ExecStart=/usr/bin/ironic-python-agent
+Restart=always
+RestartSec=30s
+StandardOutput=journal+console
+StandardError=journal+console
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+  mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
+  ln -sf /etc/systemd/system/ironic-python-agent.service "$root/etc/systemd/system/multi-user.target.wants/ironic-python-agent.service"
+  in_root "$root" systemctl enable systemd-networkd.service systemd-networkd-wait-online.service >/dev/null 2>&1 ||
+    { log "enabling systemd-networkd failed"; return 1; }
+  echo ironic-python-agent >"$root/etc/hostname"
+  : >"$root/etc/machine-id"
+  # What a ramdisk does not need.
+  rm -rf "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/var/cache/apt/* \
+    "$root"/usr/share/locale/[!C]* "$root"/boot/initrd.img*
+}
+
+# pack DIR: the kernel, the initramfs and the ISO from DIR/root.
+pack() {
+  local dir=$1 root=$1/root kernel
+  kernel=$(find "$root/boot" -maxdepth 1 -name 'vmlinuz-*' | sort | tail -1)
+  [ -n "$kernel" ] || { log "no kernel in $root/boot"; return 1; }
+  cp "$kernel" "$dir/ipa.kernel"
+  rm -rf "$root"/boot/*
+  log "packing the initramfs"
+  (cd "$root" && find . -xdev -print0 | cpio --null -o -H newc --quiet) | zstd -q -10 -T0 >"$dir/ipa.initramfs"
+  log "making the ISO"
+  mkdir -p "$dir/iso/boot/grub"
+  cp "$dir/ipa.kernel" "$dir/iso/boot/ipa.kernel"
+  cp "$dir/ipa.initramfs" "$dir/iso/boot/ipa.initramfs"
+  cat >"$dir/iso/boot/grub/grub.cfg" <<'CFG'
+set timeout=1
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+menuentry "Ironic Python Agent" {
+  linux /boot/ipa.kernel console=ttyS0,115200 console=tty0 systemd.journald.forward_to_console=no ipa-debug=1
+  initrd /boot/ipa.initramfs
+}
+CFG
+  grub-mkrescue -o "$dir/ipa.iso" "$dir/iso" >"$dir/grub-mkrescue.log" 2>&1 ||
+    { log "grub-mkrescue failed:"; tail -20 "$dir/grub-mkrescue.log" >&2; return 1; }
+  rm -rf "$dir/iso"
+}
+
+build() {
+  local dest cache tmp began
+  dest=$(out); cache=$(cache_dir)
+  if [ -f "$dest/ipa.iso" ]; then
+    echo "$dest"; return
+  fi
+  host_tools
+  mkdir -p "$cache"
+  (
+    flock 9
+    [ -f "$dest/ipa.iso" ] && exit 0
+    began=$(date +%s)
+    tmp=$dest.tmp.$$
+    rm -rf "$tmp"; mkdir -p "$tmp"
+    log "building the agent's ramdisk in $tmp (5-7 minutes on 2 quiet cores)"
+    build_root "$tmp" || { rm -rf "$tmp"; exit 1; }
+    chroot "$tmp/root" dpkg-query -W -f '${Package} ${Version}\n' >"$tmp/packages.txt"
+    pack "$tmp" || { rm -rf "$tmp"; exit 1; }
+    du -sh "$tmp/root" | cut -f1 >"$tmp/root-size.txt"
+    rm -rf "$tmp/root"
+    mv "$tmp" "$dest"
+    log "ramdisk ready in $(( $(date +%s) - began )) s: $dest (agent $(awk '$1=="ironic-python-agent"{print $2}' "$dest/packages.txt"), $(wc -l <"$dest/packages.txt") packages; kernel $(du -h "$dest/ipa.kernel" | cut -f1), initramfs $(du -h "$dest/ipa.initramfs" | cut -f1), ISO $(du -h "$dest/ipa.iso" | cut -f1))"
+  ) 9>"$dest.lock"
+  echo "$dest"
+}
+
+env_() {
+  local d
+  d=$(out)
+  [ -f "$d/ipa.iso" ] || { log "no ramdisk in $d: run scripts/ipa.sh build"; return 1; }
+  printf 'IPA_KERNEL=%s\nIPA_RAMDISK=%s\nIPA_ISO=%s\n' "$d/ipa.kernel" "$d/ipa.initramfs" "$d/ipa.iso"
+}
+
+case ${1:-} in
+  build) build ;;
+  env) env_ ;;
+  key) key ;;
+  *) echo "usage: $0 build|env|key" >&2; exit 2 ;;
+esac

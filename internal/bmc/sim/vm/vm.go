@@ -269,7 +269,7 @@ func (v *VM) Fetch(ctx context.Context, url string) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		_ = os.Remove(tmp.Name())
 		return "", fmt.Errorf("vm %s: fetching %s: %w", v.cfg.Name, url, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

@@ -24,6 +24,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/debian.sh
+source "$here/scripts/debian.sh"
 log() { echo "ipa.sh: $*" >&2; }
 
 suite=trixie
@@ -37,21 +39,11 @@ drop_depends="libguestfs-tools python3-guestfs python3-libvirt git man-db fio st
 # Bump when the steps below change.
 recipe_version=2
 
-cache_dir() { echo "${BAREMETAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-baremetal}"; }
-
 key() {
   printf '%s\n' "$suite" "$packages" "$drop_depends" "$recipe_version" | sha256sum | cut -c1-12
 }
 
 out() { echo "$(cache_dir)/ipa-$(key)"; }
-
-# The host's Debian mirror, as scripts/ironic.sh finds it.
-mirror() {
-  local m
-  m=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-    sed -n -E 's#^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)(https?://[^[:space:]]+/debian)/?([[:space:]].*)?$#\3#p' | head -1)
-  echo "${m:-http://deb.debian.org/debian}"
-}
 
 host_tools() {
   local want=()

@@ -99,6 +99,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/debian.sh
+source "$here/scripts/debian.sh"
 port=${IRONIC_PORT:-6385}
 run=${IRONIC_RUN_DIR:-$here/.tools/run}
 mkdir -p "$run"
@@ -143,8 +145,6 @@ folder_packages="ironic-common python3-pymysql ipmitool"
 # Bump when the build steps change, so that caches rebuild.
 folder_recipe_version=1
 
-cache_dir() { echo "${BAREMETAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-baremetal}"; }
-
 # folder_key: the cache key, a hash of the recipe (suite, packages, steps).
 folder_key() {
   printf '%s\n' "$(suite)" "$folder_packages" "$folder_recipe_version" | sha256sum | cut -c1-12
@@ -153,14 +153,6 @@ folder_key() {
 # folder: the root folder of the release's Ironic, e.g.
 # ~/.cache/terraform-provider-baremetal/ironic-trixie-0123456789ab.
 folder() { echo "$(cache_dir)/ironic-$(suite)-$(folder_key)"; }
-
-# mirror: the Debian mirror of the host's apt sources (deb822 or one-line).
-mirror() {
-  local m
-  m=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-    sed -n -E 's#^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)(https?://[^[:space:]]+/debian)/?([[:space:]].*)?$#\3#p' | head -1)
-  echo "${m:-http://deb.debian.org/debian}"
-}
 
 # in_root ROOT CMD...: run CMD chrooted in ROOT in a mount namespace of its
 # own, with /proc, /dev and /tmp (where the rig's state dirs are, at the same

@@ -265,8 +265,9 @@ folder_install() {
   folder_fix "$root"
 }
 
-# folder_fix ROOT: the two upstream fixes the rig applies to a folder's
-# Ironic, each idempotently; Ironic 39.0 (Debian unstable) has both.
+# folder_fix ROOT: the fixes the rig applies to a folder's Ironic, each
+# idempotently where its code is found: two upstream fixes that Ironic 39.0
+# (Debian unstable) has, and one of 39.0 itself.
 # - Debian 13's 29.0.5 (2025.1) sets a node's parent_node to the node
 #   itself on every PATCH, by any client, and cannot clear it. Its database
 #   layer then leaves such "child" nodes out of every list without
@@ -281,10 +282,16 @@ folder_install() {
 #   is on, so a service step that boots the agent (the Redfish BIOS
 #   interface's apply_configuration) waits forever. The fix adds service
 #   wait to the states that allow a lookup.
+# - Debian unstable's 39.0 looks a node's driver up as a configuration
+#   group to find a verify_ca setting (drivers/utils.py get_verify_ca), and
+#   fails every Redfish interface of a node whose driver is no group, such
+#   as the rig's fake-hardware nodes with Redfish power ("no such option
+#   fake-hardware in group [DEFAULT]"). The fix treats such a driver as a
+#   group without settings. A node of the redfish hardware type, as users
+#   run them, does not meet it.
 folder_fix() {
   local pkg=$1/usr/lib/python3/dist-packages/ironic
   [ -d "$pkg" ] || return 0
-  [ "$(grep -l "baremetal rig: upstream fix" "$pkg/api/controllers/v1/node.py" "$pkg/common/states.py" 2>/dev/null | wc -l)" = 2 ] && return 0
   (
     flock 9
     "$py" - "$pkg" <<'PY'
@@ -300,14 +307,24 @@ fixes = [
      "                          INSPECTING, INSPECTWAIT, RESCUING, RESCUEWAIT)\nLOOKUP_ALLOWED_STATES",
      "                          INSPECTING, INSPECTWAIT, RESCUING, RESCUEWAIT,\n"
      "                          SERVICEWAIT)  # baremetal rig: upstream fix\nLOOKUP_ALLOWED_STATES"),
+    ("drivers/utils.py",
+     "    if CONF.get(config_group, {}).get('verify_ca'):\n        verify_ca = CONF[config_group]['verify_ca']\n",
+     "    try:  # baremetal rig: fix (a driver such as fake-hardware is no config group)\n"
+     "        group = CONF[config_group]\n"
+     "    except Exception:\n"
+     "        group = {}\n"
+     "    if group.get('verify_ca'):\n"
+     "        verify_ca = group['verify_ca']\n"),
 ]
 for rel, old, new in fixes:
     p = os.path.join(pkg, rel)
+    if not os.path.exists(p):
+        continue
     s = open(p).read()
     if old in s:
         open(p + ".tmp", "w").write(s.replace(old, new))
         os.replace(p + ".tmp", p)
-        print("ironic.sh: applied the rig's upstream fix to " + p, file=sys.stderr)
+        print("ironic.sh: applied the rig's fix to " + p, file=sys.stderr)
 PY
   ) 9>"$1.lock"
 }
@@ -623,9 +640,16 @@ port = ${IRONIC_JSON_RPC_PORT:-8089}
 # Fail fast on BMCs that are not there (the default retries for minutes).
 connection_attempts = 2
 connection_retry_interval = 1
-# firmware.update's task polling (2024.1+; the default is a minute).
+# firmware.update's task polling (2024.1+; the default is a minute), and
+# (39.0+) its waits around reboots and BMC checks, minutes by default, for
+# BMCs that reset after an update (the simulator's answer at once).
 firmware_update_status_interval = 5
 firmware_update_fail_interval = 5
+firmware_update_reboot_delay = 5
+firmware_update_bmc_version_check_interval = 2
+firmware_update_validation_interval = 1
+firmware_update_required_successes = 1
+firmware_update_resource_validation_timeout = 30
 [ipmi]
 # ipmitool commands to one BMC at most a second apart (Ironic's default
 # paces them 5 s apart for slow real BMCs; the rig's are OpenIPMI's

@@ -11,3 +11,17 @@ mirror() {
     sed -n -E 's#^(URIs:[[:space:]]*|deb[[:space:]]+(\[[^]]*\][[:space:]]+)?)(https?://[^[:space:]]+/debian)/?([[:space:]].*)?$#\3#p' | head -1)
   echo "${m:-http://deb.debian.org/debian}"
 }
+
+# debootstrap_root DIR SUITE MIRROR LOG: a minbase SUITE root in DIR in
+# which installing packages starts nothing (policy-rc.d) and dpkg skips
+# fsync. debootstrap mounts /proc and /sys in DIR itself: in a mount
+# namespace of its own, they cannot outlive it.
+debootstrap_root() {
+  local dir=$1 suite=$2 m=$3 out=$4
+  unshare --mount --propagation private debootstrap --variant=minbase \
+    --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$dir" "$m" >"$out" 2>&1 ||
+    { log "debootstrap failed:"; tail -20 "$out" >&2; return 1; }
+  printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+  chmod 755 "$dir/usr/sbin/policy-rc.d"
+  echo force-unsafe-io >"$dir/etc/dpkg/dpkg.cfg.d/unsafe-io"
+}

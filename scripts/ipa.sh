@@ -77,13 +77,8 @@ build_root() {
   local dir=$1 root=$1/root m
   m=$(mirror)
   log "debootstrap $suite from $m"
-  unshare --mount --propagation private debootstrap --variant=minbase \
-    --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$root" "$m" >"$dir/debootstrap.log" 2>&1 ||
-    { log "debootstrap failed:"; tail -20 "$dir/debootstrap.log" >&2; return 1; }
   # Nothing starts while packages install; dpkg skips fsync.
-  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-  chmod 755 "$root/usr/sbin/policy-rc.d"
-  echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/unsafe-io"
+  debootstrap_root "$root" "$suite" "$m" "$dir/debootstrap.log" || return 1
   printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s/debian-security %s-security main\n' \
     "$m" "$suite" "$m" "$suite" "${m%/debian}" "$suite" >"$root/etc/apt/sources.list"
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true

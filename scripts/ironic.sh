@@ -188,18 +188,11 @@ folder_build() {
   m=$(mirror); suite=$(suite)
   log "building a Debian $suite folder for Ironic in $dir from $m (about 5 minutes)"
   mkdir -p "$dir"
-  # debootstrap mounts /proc and /sys in DIR itself: in a namespace of its
-  # own, they cannot outlive it.
-  unshare --mount --propagation private debootstrap --variant=minbase \
-    --keyring=/usr/share/keyrings/debian-archive-keyring.gpg "$suite" "$dir" "$m" >"$dir.debootstrap.log" 2>&1 ||
-    { log "debootstrap failed:"; tail -20 "$dir.debootstrap.log" >&2; return 1; }
   # Maintainer scripts must start nothing (ironic-api would listen on 6385
-  # of the host's network).
-  printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
-  chmod 755 "$dir/usr/sbin/policy-rc.d"
-  # dpkg's time is mostly fsync and byte-compiling: skip both (modules
-  # compile on first import).
-  echo force-unsafe-io >"$dir/etc/dpkg/dpkg.cfg.d/unsafe-io"
+  # of the host's network), and dpkg's time is mostly fsync and
+  # byte-compiling: debootstrap_root stops both the daemons and fsync; the
+  # byte-compiling goes here (modules compile on first import).
+  debootstrap_root "$dir" "$suite" "$m" "$dir.debootstrap.log" || return 1
   in_root "$dir" dpkg-divert --local --rename --add /usr/bin/py3compile >/dev/null
   printf '#!/bin/sh\nexit 0\n' >"$dir/usr/bin/py3compile"
   chmod 755 "$dir/usr/bin/py3compile"

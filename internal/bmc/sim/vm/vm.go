@@ -160,7 +160,9 @@ func (v *VM) Args(boot Boot, iso string) []string {
 	args := []string{
 		"-name", c.Name,
 		"-machine", "q35", "-accel", "tcg,tb-size=256", "-smp", "1", "-m", strconv.Itoa(c.MemoryMiB),
-		"-nographic", "-no-reboot", "-serial", "file:" + v.ConsolePath(), "-monitor", "none",
+		"-nographic", "-no-reboot", "-monitor", "none",
+		// The console of every boot, one after the other.
+		"-chardev", "file,id=console,append=on,path=" + v.ConsolePath(), "-serial", "chardev:console",
 		"-boot", "order=" + order,
 		"-drive", "file=" + v.disk + ",if=virtio,format=qcow2,cache=unsafe",
 		"-netdev", netdev,
@@ -239,14 +241,13 @@ func (v *VM) On() bool {
 }
 
 // Fetch downloads the image at url into the machine's folder, as a BMC
-// fetches the image of an InsertMedia, and returns its path; an image
-// fetched before is not fetched again.
+// reads the image of an InsertMedia when the machine boots from it, and
+// returns its path. It is fetched again at every boot: Ironic rebuilds a
+// node's ISO under the same URL for each boot (a machine still running
+// keeps the file it opened).
 func (v *VM) Fetch(ctx context.Context, url string) (string, error) {
 	sum := sha256.Sum256([]byte(url))
 	path := filepath.Join(v.cfg.Dir, "media-"+hex.EncodeToString(sum[:8])+".iso")
-	if _, err := os.Stat(path); err == nil {
-		return path, nil
-	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err

@@ -25,3 +25,15 @@ debootstrap_root() {
   chmod 755 "$dir/usr/sbin/policy-rc.d"
   echo force-unsafe-io >"$dir/etc/dpkg/dpkg.cfg.d/unsafe-io"
 }
+
+# in_image_root ROOT CMD...: CMD chrooted in ROOT, in a mount namespace of
+# its own (nothing stays mounted on the host), for the image builds
+# (ipa.sh, osimage.sh). The rig's in_root (ironic.sh) also mounts the
+# host's /tmp, which an image must not see.
+in_image_root() {
+  local root=$1; shift
+  # shellcheck disable=SC2016
+  unshare --mount --propagation private /bin/sh -c 'r=$1; shift
+mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" || exit 1
+exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
+}

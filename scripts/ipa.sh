@@ -62,16 +62,6 @@ host_tools() {
   apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "${want[@]}" >/dev/null
 }
 
-# in_root ROOT CMD...: CMD chrooted in ROOT, in a mount namespace of its own
-# (nothing stays mounted on the host).
-in_root() {
-  local root=$1; shift
-  # shellcheck disable=SC2016
-  unshare --mount --propagation private /bin/sh -c 'r=$1; shift
-mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" || exit 1
-exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
-}
-
 # build_root DIR: the ramdisk's root in DIR/root.
 build_root() {
   local dir=$1 root=$1/root m
@@ -84,7 +74,7 @@ build_root() {
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   # The agent's package, repacked without the dependencies it never uses
   # in a ramdisk.
-  in_root "$root" sh -ec '
+  in_image_root "$root" sh -ec '
 apt-get -o DPkg::Lock::Timeout=1200 update -qq
 cd /tmp && apt-get download -qq ironic-python-agent
 rm -rf /tmp/ipa && dpkg-deb -R /tmp/ironic-python-agent_*.deb /tmp/ipa' >"$dir/apt.log" 2>&1 ||
@@ -96,7 +86,7 @@ rm -rf /tmp/ipa && dpkg-deb -R /tmp/ironic-python-agent_*.deb /tmp/ipa' >"$dir/a
   print "Depends: " out; next }
 { print }' "$control" >"$control.new" && mv "$control.new" "$control"
   log "the agent's package, repacked: $(grep '^Depends:' "$control")"
-  in_root "$root" sh -ec '
+  in_image_root "$root" sh -ec '
 dpkg-deb -b /tmp/ipa /tmp/ipa.deb >/dev/null
 apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends '"$(echo $packages)"' /tmp/ipa.deb
 apt-get clean
@@ -140,7 +130,7 @@ WantedBy=multi-user.target
 UNIT
   mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
   ln -sf /etc/systemd/system/ironic-python-agent.service "$root/etc/systemd/system/multi-user.target.wants/ironic-python-agent.service"
-  in_root "$root" systemctl enable systemd-networkd.service systemd-networkd-wait-online.service >/dev/null 2>&1 ||
+  in_image_root "$root" systemctl enable systemd-networkd.service systemd-networkd-wait-online.service >/dev/null 2>&1 ||
     { log "enabling systemd-networkd failed"; return 1; }
   echo ironic-python-agent >"$root/etc/hostname"
   : >"$root/etc/machine-id"

@@ -148,7 +148,7 @@ data "baremetal_network_data" "worker" {
   count = var.workers
 
   host_id = baremetal_host_claim.worker[count.index].host_id
-  nics    = { for nic in data.baremetal_hardware.worker[count.index].nics : nic.name => nic.mac if nic.name != "" }
+  nics    = data.baremetal_hardware.worker[count.index].nic_macs
 
   links = {
     ethernets = [{ id = "enp1s0", from_host_interface = "eno1" }]

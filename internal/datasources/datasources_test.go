@@ -167,3 +167,24 @@ func TestFilterHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestHardwareNICMACs: a dual-stack NIC is two entries of nics (one per IP
+// family, as BMO lists them) and one of nic_macs, so that a map by name
+// does not fail with Terraform's "Duplicate object key" (seen with the
+// real agent, whose qemu NIC had an IPv4 and a SLAAC IPv6 address).
+func TestHardwareNICMACs(t *testing.T) {
+	var m hardwareModel
+	m.setHardware(&lifecycle.HardwareData{NICs: []lifecycle.HardwareNIC{
+		{Name: "enp0s2", MAC: "52:54:00:aa:bb:01", IP: "10.0.2.15"},
+		{Name: "enp0s2", MAC: "52:54:00:aa:bb:01", IP: "fec0::5054:ff:feaa:bb01"},
+		{Name: "eno2", MAC: "52:54:00:aa:bb:02"},
+		{Name: "", MAC: "52:54:00:aa:bb:03"},
+	}})
+	if len(m.NICs) != 4 {
+		t.Errorf("nics: %d entries, want 4 (one per IP family)", len(m.NICs))
+	}
+	want := map[string]attr.Value{"enp0s2": str("52:54:00:aa:bb:01"), "eno2": str("52:54:00:aa:bb:02")}
+	if !m.NICMACs.Equal(types.MapValueMust(types.StringType, want)) {
+		t.Errorf("nic_macs = %v, want %v", m.NICMACs, want)
+	}
+}

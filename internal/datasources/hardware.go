@@ -24,6 +24,7 @@ type hardwareModel struct {
 	CPU          *cpuModel          `tfsdk:"cpu"`
 	RAMMebibytes types.Int64        `tfsdk:"ram_mebibytes"`
 	NICs         []nicModel         `tfsdk:"nics"`
+	NICMACs      types.Map          `tfsdk:"nic_macs"`
 	Storage      []storageModel     `tfsdk:"storage"`
 	SystemVendor *systemVendorModel `tfsdk:"system_vendor"`
 	Firmware     *firmwareModel     `tfsdk:"firmware"`
@@ -112,7 +113,11 @@ func (d *hardwareDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 					"count":           computedInt("Number of CPUs (threads)."),
 					"flags":           computedList(types.StringType, "CPU flags."),
 				}),
-				"nics": computedObjects("Network interfaces.", map[string]schema.Attribute{
+				"nic_macs": computedMap(types.StringType, "Each named NIC's MAC address, by interface name: one entry per interface "+
+					"(where `nics` lists a dual-stack NIC twice), for `{ name = mac }` maps such as `baremetal_network_data.nics`."),
+				"nics": computedObjects("Network interfaces, one entry per IP family the inspection saw on an interface, as the Bare Metal "+
+					"Operator lists them: a NIC with an IPv4 and an IPv6 address (any dual-stack network, SLAAC included) appears twice, "+
+					"with the same `name` and `mac`. Build maps by name from `nic_macs`, not from this list.", map[string]schema.Attribute{
 					"name":       str("Interface name (e.g. `eth0`); from Redfish the interface's own Name, else its Id with its MAC (`1 (94:40:c9:5e:7a:c0)`)."),
 					"model":      str("Vendor and product, when known."),
 					"mac":        str("MAC address."),
@@ -204,13 +209,18 @@ func (m *hardwareModel) setHardware(hw *lifecycle.HardwareData) {
 		Flags: tfglue.StringList(hw.CPU.Flags),
 	}
 	m.NICs = make([]nicModel, 0, len(hw.NICs))
+	macs := map[string]attr.Value{}
 	for _, n := range hw.NICs {
+		if _, seen := macs[n.Name]; !seen && n.Name != "" {
+			macs[n.Name] = types.StringValue(n.MAC)
+		}
 		m.NICs = append(m.NICs, nicModel{
 			Name: types.StringValue(n.Name), Model: types.StringValue(n.Model), MAC: types.StringValue(n.MAC),
 			IP: types.StringValue(n.IP), SpeedGbps: speedGbps(n.SpeedGbps), PXE: types.BoolValue(n.PXE),
 			VLANIDs: int64List(n.VLANIDs), LLDP: lldpOf(n.LLDP),
 		})
 	}
+	m.NICMACs = types.MapValueMust(types.StringType, macs)
 	m.Storage = make([]storageModel, 0, len(hw.Storage))
 	for _, s := range hw.Storage {
 		m.Storage = append(m.Storage, storageModel{

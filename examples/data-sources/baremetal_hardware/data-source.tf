@@ -10,18 +10,21 @@ data "baremetal_hardware" "worker" {
   }
 }
 
+# NIC name => MAC (nics lists a dual-stack NIC once per IP family).
 output "nics" {
-  value = { for nic in data.baremetal_hardware.worker.nics : nic.name => nic.mac }
+  value = data.baremetal_hardware.worker.nic_macs
 }
 
 # The switch port each NIC is cabled to, from the LLDP the host's in-band
 # inspection heard (lldp is null on a NIC that heard no switch).
 output "switch_ports" {
   value = {
-    for nic in data.baremetal_hardware.worker.nics : nic.name => {
-      switch = nic.lldp.switch_system_name
-      port   = nic.lldp.switch_port_id
-      vlans  = nic.lldp.vlan_ids
-    } if nic.lldp != null
+    for name in keys(data.baremetal_hardware.worker.nic_macs) : name => one(distinct([
+      for nic in data.baremetal_hardware.worker.nics : {
+        switch = nic.lldp.switch_system_name
+        port   = nic.lldp.switch_port_id
+        vlans  = nic.lldp.vlan_ids
+      } if nic.name == name && nic.lldp != null
+    ]))
   }
 }

@@ -8,7 +8,7 @@ resource "baremetal_ip_claim" "worker" {
 
 data "baremetal_network_data" "worker" {
   host_id = baremetal_host_claim.worker.host_id
-  nics    = { for nic in data.baremetal_hardware.worker.nics : nic.name => nic.mac }
+  nics    = data.baremetal_hardware.worker.nic_macs
 
   links = {
     ethernets = [

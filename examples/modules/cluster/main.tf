@@ -69,7 +69,7 @@ data "baremetal_network_data" "machine" {
   for_each = local.machines
 
   host_id = baremetal_host_claim.machine[each.key].host_id
-  nics    = { for nic in data.baremetal_hardware.machine[each.key].nics : nic.name => nic.mac if nic.name != "" }
+  nics    = data.baremetal_hardware.machine[each.key].nic_macs
 
   links = {
     ethernets = [{ id = var.network.link, from_host_interface = var.network.interface }]

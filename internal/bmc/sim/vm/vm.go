@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -228,9 +229,24 @@ func (v *VM) PowerOff() {
 	if cmd == nil {
 		return
 	}
+	peak := peakRSS(cmd.Process.Pid)
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	<-done
-	v.logf("powered off")
+	v.logf("powered off (qemu's peak memory: %s)", peak)
+}
+
+// peakRSS is process pid's peak resident memory (VmHWM), or "unknown".
+func peakRSS(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
 }
 
 // On reports whether the machine runs.

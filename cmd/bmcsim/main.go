@@ -12,6 +12,13 @@
 // /sim/systems/{id}/agent shows what it received and
 // /sim/systems/{id}/agent/faults injects agent faults. With -inspector URL
 // it also posts its inventory to ironic-inspector at every boot.
+//
+// With -vm-dir DIR every system is a qemu machine in DIR/<id> instead
+// (package sim/vm), which boots whatever Ironic gives it (the real agent's
+// ISO by virtual media, then the deployed disk): it reaches the host only
+// at 10.0.2.100 on the -vm-forward ports (Ironic's API and boot HTTP
+// server), and system i's agent API answers on 127.0.0.1 at
+// -vm-agent-port-base + i. Its serial console is DIR/<id>/console.log.
 package main
 
 import (
@@ -21,6 +28,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/baremetal-tf/terraform-provider-baremetal/internal/bmc/sim"
@@ -49,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	bootURL := fs.String("boot-url", "", "boot HTTP server (Ironic's http_url) a PXE boot chains boot.ipxe from; without it a PXE boot starts the agent as any power-on")
 	dialect := fs.String("dialect", "", "hardware and answers shaped like a vendor's BMC: ilo, idrac or supermicro (default: the DMTF mockups')")
 	maxHeartbeat := fs.Duration("agent-max-heartbeat", 0, "cap on the agents' heartbeat interval (0: the interval Ironic asks for)")
+	vmDir := fs.String("vm-dir", "", "every system is a qemu machine in DIR/<id> (the real agent boots in it); not with -ironic")
+	vmForward := fs.String("vm-forward", "", "comma-separated loopback ports the machines reach at 10.0.2.100 (Ironic's API and boot HTTP server)")
+	vmAgentPortBase := fs.Int("vm-agent-port-base", 0, "system i's agent API answers on 127.0.0.1 at this port + i")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -59,6 +70,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *portBase > 0 {
 		opts.PerSystemListeners = true
 		opts.PerSystemPortBase = *portBase
+	}
+	if *vmDir != "" {
+		if *ironicURL != "" {
+			return fmt.Errorf("-vm-dir and -ironic exclude each other: a machine runs the real agent")
+		}
+		vm, err := vmOptions(*vmDir, *vmForward, *vmAgentPortBase, *systems)
+		if err != nil {
+			return err
+		}
+		opts.VM = vm
 	}
 	if *ironicURL != "" {
 		opts.Agent = &agent.Config{IronicURL: *ironicURL, InspectorURL: *inspectorURL, BootURL: *bootURL, MaxHeartbeatInterval: *maxHeartbeat}
@@ -90,4 +111,26 @@ func printURLs(w io.Writer, srv *sim.Server) {
 		_, rest, _ := strings.Cut(u, "://")
 		fmt.Fprintf(w, "%s %s://%s\n", id, scheme, rest)
 	}
+}
+
+// vmOptions is -vm-dir, -vm-forward and -vm-agent-port-base as sim.VMOptions.
+func vmOptions(dir, forward string, agentPortBase, systems int) (*sim.VMOptions, error) {
+	o := &sim.VMOptions{Dir: dir}
+	for _, f := range strings.Split(forward, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		p, err := strconv.Atoi(f)
+		if err != nil || p < 1 || p > 65535 {
+			return nil, fmt.Errorf("-vm-forward: %q is not a port", f)
+		}
+		o.Forwards = append(o.Forwards, p)
+	}
+	if agentPortBase > 0 {
+		o.AgentPorts = map[string]int{}
+		for i := range systems {
+			o.AgentPorts[fmt.Sprintf("sys-%d", i)] = agentPortBase + i
+		}
+	}
+	return o, nil
 }

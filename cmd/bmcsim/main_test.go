@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -57,5 +58,25 @@ func TestRunPrintsURLsAndStops(t *testing.T) {
 func TestRunRejectsBadFlags(t *testing.T) {
 	if err := run(context.Background(), []string{"-systems", "0"}, io.Discard, io.Discard); err == nil {
 		t.Error("want an error for -systems 0")
+	}
+}
+
+// TestVMOptions: -vm-forward and -vm-agent-port-base become the machines'
+// forwards and each system's agent port; a bad port and -vm-dir with
+// -ironic are refused, naming the flag.
+func TestVMOptions(t *testing.T) {
+	o, err := vmOptions("/tmp/vms", "46385, 48088", 41000, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Dir != "/tmp/vms" || fmt.Sprint(o.Forwards) != "[46385 48088]" || o.AgentPorts["sys-0"] != 41000 || o.AgentPorts["sys-1"] != 41001 || len(o.AgentPorts) != 2 {
+		t.Errorf("options %+v", o)
+	}
+	if _, err := vmOptions("/tmp/vms", "46385,http", 0, 1); err == nil || !strings.Contains(err.Error(), `-vm-forward: "http" is not a port`) {
+		t.Errorf("bad port: %v", err)
+	}
+	err = run(context.Background(), []string{"-listen", "127.0.0.1:0", "-vm-dir", t.TempDir(), "-ironic", "http://127.0.0.1:6385"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-vm-dir and -ironic exclude each other") {
+		t.Errorf("-vm-dir with -ironic: %v", err)
 	}
 }

@@ -37,7 +37,7 @@ parted gdisk mdadm hdparm smartmontools efibootmgr qemu-utils dosfstools e2fspro
 # The agent package's dependencies the ramdisk leaves out.
 drop_depends="libguestfs-tools python3-guestfs python3-libvirt git man-db fio stress-ng sysbench tuned lldpad infiniband-diags open-iscsi"
 # Bump when the steps below change.
-recipe_version=2
+recipe_version=3
 
 key() {
   printf '%s\n' "$suite" "$packages" "$drop_depends" "$recipe_version" | sha256sum | cut -c1-12
@@ -133,6 +133,12 @@ UNIT
   in_image_root "$root" systemctl enable systemd-networkd.service systemd-networkd-wait-online.service >/dev/null 2>&1 ||
     { log "enabling systemd-networkd failed"; return 1; }
   echo ironic-python-agent >"$root/etc/hostname"
+  # The test rig's name for the host, as the simulator's qemu machines see
+  # it (their guest-side address of loopback ports, vm.DefaultGuestHost);
+  # the rig's Ironic resolves it to 127.0.0.1 (scripts/ironic.sh vm_conf),
+  # so that one image URL works for Ironic's checks and the agent's
+  # download. Harmless on real machines, which never use that name.
+  printf '127.0.0.1 localhost\n10.0.2.100 baremetal-rig\n' >"$root/etc/hosts"
   : >"$root/etc/machine-id"
   # What a ramdisk does not need.
   rm -rf "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/var/cache/apt/* \

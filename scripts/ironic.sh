@@ -91,6 +91,15 @@
 #                        and records its BMC address as
 #                        driver_info.redfish_address (see discovery_rule);
 #                        `env` then prints BAREMETAL_TEST_AUTO_DISCOVERY=1
+#   IRONIC_VM            1: the rig of the end-to-end lane, whose hosts are
+#                        qemu machines running the real agent (the
+#                        simulator's VM backend; 2025.1 and newest only).
+#                        The machines reach the host only through guest
+#                        addresses forwarded to loopback ports (qemu user
+#                        networking, restrict=on): every URL Ironic hands
+#                        a machine is one (VM_GUEST_HOST, 10.0.2.100), the
+#                        rest stay on 127.0.0.1 (see vm_conf). `env` then
+#                        prints BAREMETAL_TEST_VM=1
 #   IRONIC_AGENT_CALLBACK_TIMEOUT  seconds Ironic waits for an agent's
 #                        heartbeat in clean wait / wait call-back before it
 #                        fails the node (30: the simulated agent heartbeats
@@ -141,7 +150,9 @@ in_folder() { [ "$(suite)" != host ]; }
 # MySQL driver, and the tools its drivers run (ipmitool for ipmi).
 # Debian's ironic-api and ironic-conductor packages only add daemons'
 # init scripts, tftpd, xinetd and systemd, which the rig does not use.
-folder_packages="ironic-common python3-pymysql ipmitool"
+# isolinux and syslinux-common: the BIOS boot loader of the virtual media
+# ISOs Ironic builds from a deploy kernel and ramdisk (IRONIC_VM).
+folder_packages="ironic-common python3-pymysql ipmitool isolinux syslinux-common"
 # Bump when the build steps change, so that caches rebuild.
 folder_recipe_version=1
 
@@ -743,6 +754,56 @@ CONF
   fi
 }
 
+# vm_conf DIR: with IRONIC_VM=1, DIR/vm.conf, read last by every Ironic
+# process: what a real agent in a qemu machine needs. The machine reaches
+# the host only at VM_GUEST_HOST, whose ports qemu forwards to the same
+# loopback ports, and the host reaches the agent's API on a loopback port
+# forwarded to the machine's 9999 (advertised per node with
+# ipa-advertise-host/-port in driver_info.kernel_append_params).
+# - The agent gets the guest-side API (external_callback_url: the
+#   ipa-api-url of virtual media boots) and inspection callback (the
+#   service catalog's endpoint, as built-in inspection builds it).
+# - The BMC (the simulator, on the host) fetches the ISO Ironic builds from
+#   external_http_url, on loopback. The agent downloads instance images
+#   itself, from the user's URL: a test serves them at
+#   http://baremetal-rig:PORT/, a name the agent's ramdisk resolves to
+#   VM_GUEST_HOST (scripts/ipa.sh) and the folder's Ironic, which checks the
+#   URL first, to 127.0.0.1 (its /etc/hosts).
+# - Virtual media ISOs boot with isolinux in BIOS mode (SeaBIOS).
+# - Fast track keeps the agent up from inspection to cleaning and the
+#   deployment; heartbeats every 18 to 36 s, and callback waits long enough
+#   for a ramdisk that takes two to four minutes to boot under qemu's
+#   software emulation.
+vm_conf() {
+  local dir=$1 guest=${VM_GUEST_HOST:-10.0.2.100}
+  [ "${IRONIC_VM:-0}" = 1 ] || return 0
+  in_folder || { log "IRONIC_VM=1 needs IRONIC_RELEASE 2025.1 or newest (built-in inspection)"; return 1; }
+  local hosts
+  hosts=$(folder)/etc/hosts
+  grep -qw baremetal-rig "$hosts" 2>/dev/null || echo "127.0.0.1 baremetal-rig" >>"$hosts"
+  cat >"$dir/vm.conf" <<CONF
+[DEFAULT]
+isolinux_bin = /usr/lib/ISOLINUX/isolinux.bin
+# What a redfish-virtualmedia:// address picks besides (as Metal3's).
+enabled_raid_interfaces = fake,no-raid,agent,redfish
+enabled_vendor_interfaces = fake,no-vendor,redfish
+[deploy]
+http_url = http://$guest:$(http_port)
+external_http_url = $(http_url)
+external_callback_url = http://$guest:$port
+fast_track = true
+[service_catalog]
+# Also the inspection callback of built-in inspection (ipa-inspection-callback-url).
+endpoint_override = http://$guest:$port
+[api]
+ramdisk_heartbeat_timeout = 60
+[conductor]
+deploy_callback_timeout = ${IRONIC_AGENT_CALLBACK_TIMEOUT:-360}
+clean_callback_timeout = ${IRONIC_AGENT_CALLBACK_TIMEOUT:-360}
+max_conductor_wait_step_seconds = 30
+CONF
+}
+
 # http_port: the running rig's boot HTTP port, else IRONIC_HTTP_PORT's.
 http_port() { cat "$run/ironic.httpport" 2>/dev/null || echo "${IRONIC_HTTP_PORT:-8088}"; }
 http_url() { echo "http://127.0.0.1:$(http_port)"; }
@@ -868,6 +929,7 @@ start_proc() {
   dir=$(cat "$run/ironic.dir")
   conf=(--config-file "$dir/ironic.conf")
   [ -f "$dir/agent.conf" ] && conf+=(--config-file "$dir/agent.conf")
+  [ -f "$dir/vm.conf" ] && conf+=(--config-file "$dir/vm.conf")
   case $name in
     ironic) cmd=(ironic) ;;
     api) cmd=(ironic-api) ;;
@@ -952,6 +1014,7 @@ start() {
   oci_tls "$dir"
   write_conf "$dir"
   agent_conf "$dir"
+  vm_conf "$dir" || return 1
   ironic_exec ironic-dbsync --config-file "$dir/ironic.conf" create_schema >"$dir/dbsync.log" 2>&1 ||
     { log "ironic-dbsync failed:"; tail -20 "$dir/dbsync.log" >&2; return 1; }
   log "config and logs in $dir"
@@ -1028,6 +1091,11 @@ case "${1:-}" in
        if in_folder; then echo "BAREMETAL_TEST_BUILTIN_INSPECTION=1"; fi
        # Ironic enrolls unknown machines (IRONIC_AUTO_DISCOVERY=1).
        if [ -f "$(cat "$run/ironic.dir")/auto-discovery" ]; then echo "BAREMETAL_TEST_AUTO_DISCOVERY=1"; fi
+       # The end-to-end lane's rig (IRONIC_VM=1).
+       if [ -f "$(cat "$run/ironic.dir")/vm.conf" ]; then
+         echo "BAREMETAL_TEST_VM=1"
+         echo "BAREMETAL_TEST_IRONIC_HTTP_PORT=$(http_port)"
+       fi
        echo "BAREMETAL_TEST_IRONIC_RELEASE=$(release)"
        # The OCI registries of the tests serve TLS with this (oci_tls).
        echo "BAREMETAL_TEST_OCI_TLS_CERT=$(cat "$run/ironic.dir")/oci-registry.crt"

@@ -25,3 +25,14 @@ tf() {
 }
 
 ironic_requests() { "$here/scripts/ironic.sh" requests; }
+
+# vm_tools: qemu for the simulator's VM machines (their NICs' boot ROMs are
+# ipxe-qemu's), installed when missing.
+vm_tools() {
+  command -v qemu-system-x86_64 >/dev/null && command -v qemu-img >/dev/null &&
+    [ -f /usr/lib/ipxe/qemu/efi-virtio.rom ] && return 0
+  echo "== installing qemu" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get -o DPkg::Lock::Timeout=1200 update -qq
+  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends qemu-system-x86 ipxe-qemu qemu-utils >/dev/null
+}

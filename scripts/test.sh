@@ -20,6 +20,12 @@
 #                              virtual media API, abort and force delete,
 #                              built-in inspection) on 2025.1 alone: a quick
 #                              check, all runs them too
+#   scripts/test.sh vm         the end-to-end lane (TestVM_*): hosts that are
+#                              qemu machines running the real agent, on
+#                              Ironic 2025.1 with IRONIC_VM=1; builds (or
+#                              takes from the cache) the agent's ramdisk
+#                              (scripts/ipa.sh) and the OS image
+#                              (scripts/osimage.sh), and installs qemu
 #   scripts/test.sh discovery  the discovery test (TestAccDiscovery_*) on Ironic
 #                              2025.1 with auto-discovery on: Ironic 2023.1
 #                              has no built-in inspection to discover with, so
@@ -46,6 +52,7 @@ summary="tests: none ran"
 # firmware below 1.87).
 SMOKE_TESTS=${SMOKE_TESTS:-'^(TestAccHost_lifecycle|TestAccAgent_inspection|TestAccHostPorts_lldp|TestAccAgent_deploy|TestAccDeployment_lifecycle|TestAccDataImage_sim|TestAccFirmwareSettings_fake|TestAccFirmwareSettings_provisionedBelow187|TestAccFirmwareUpdate_redfish|TestAccFirmwareUpdate_ironicFirmwareAPI|TestAccDeployment_ociOnOldIronic|TestAccHostPower_disablePowerOff|TestAccAgent_firmwareSettingsServicing|TestAccFirmwareSettings_provisionedBelow187|TestAccHostDay2_reinspect|TestAccSecretsNotLeaked|TestAccAgent_faults|TestAccAgent_firmwareUpdate)$'}
 DISCOVERY_TESTS='^TestAccDiscovery_'
+VM_TESTS='^TestVM_'
 CURRENT_TESTS=${CURRENT_TESTS:-'^(TestAccInspectionRule_classifiesForClaim|TestAccRunbookAndRule_crud|TestAccIdentity_runbookAndRule|TestAccAction_runbookServicing|TestAccHostPortGroups_.*|TestAccDeployment_ociOnOldIronic|TestAccAgent_inspection|TestAccHostHardwareTypeMissing|TestAccDataImage_.*|TestAccHostHealthFromBMC|TestAccAgent_deployHistoryAndSteps|TestAccAgent_detachAbortsCleanWait|TestAccAgent_forceDeleteDeployWait|TestIronicErrorNamesRequestID|TestIronicFailureHistory|TestAccHostPower_disablePowerOff|TestAccAgent_firmwareSettingsServicing|TestAccFirmwareSettings_provisionedBelow187|TestAccHostDay2_reinspect|TestAccSecretsNotLeaked|TestAccAgent_faults|TestAccAgent_firmwareUpdate)$'}
 # The compat lane: SMOKE_TESTS, CURRENT_TESTS, and the tests that branch
 # on the Ironic's microversion (acctest.IronicAtLeast) or exercise the
@@ -55,11 +62,12 @@ case $mode in
   compat) export IRONIC_RELEASE=2023.1 ;;
   newest) export IRONIC_RELEASE=newest ;;
   discovery) export IRONIC_RELEASE=2025.1 IRONIC_AUTO_DISCOVERY=1 ;;
+  vm) export IRONIC_RELEASE=2025.1 IRONIC_VM=1 ;;
   current) export IRONIC_RELEASE=2025.1 ;;
   *) export IRONIC_RELEASE=${IRONIC_RELEASE:-2025.1} ;;
 esac
 smoke=
-case $mode in compat | newest | discovery | current) smoke=1 ;; esac
+case $mode in compat | newest | discovery | current | vm) smoke=1 ;; esac
 # go test's log: the smoke lanes keep theirs apart, so that one can run
 # beside make test (on other ports).
 testlog=$here/.tools/test.log
@@ -143,6 +151,17 @@ lint=$!
 # (On 2023.1 only: later Ironic releases inspect by themselves.)
 inspector=${IRONIC_INSPECTOR:-1}
 IRONIC_INSPECTOR=$inspector scripts/ironic.sh install
+# The end-to-end lane's machines: qemu (its NICs' boot ROMs are
+# ipxe-qemu's), the agent's ramdisk and the OS image, built while the rig
+# starts (or taken from the cache at once).
+vm_builds=
+if [ "$mode" = vm ]; then
+  # shellcheck source=scripts/lib.sh
+  source "$here/scripts/lib.sh"
+  vm_tools
+  (scripts/ipa.sh build >/dev/null && scripts/osimage.sh build >/dev/null) &
+  vm_builds=$!
+fi
 if [ -n "$smoke" ]; then
   trap 'KEEP_IRONIC_LOGS=${KEEP_IRONIC_LOGS:-} scripts/ironic.sh stop' EXIT
   true &
@@ -165,6 +184,12 @@ set -a
 [ -n "$smoke" ] || eval "$(scripts/keystone.sh env)"
 # BAREMETAL_ENDPOINT, and BAREMETAL_INSPECTOR_URL when inspector runs.
 eval "$(scripts/ironic.sh env)"
+if [ -n "$vm_builds" ]; then
+  wait "$vm_builds" || { echo "building the agent's ramdisk or the OS image failed"; exit 1; }
+  # IPA_KERNEL, IPA_RAMDISK, OS_IMAGE, OS_IMAGE_SHA256.
+  eval "$(scripts/ipa.sh env)"
+  eval "$(scripts/osimage.sh env)"
+fi
 set +a
 export TF_ACC=1 BAREMETAL_IRONIC_TESTS=1 NO_SKIPS=1 TF_ACC_TERRAFORM_PATH="$tf" BAREMETAL_TF114_PATH="$tf114"
 unset TF_ACC_TERRAFORM_VERSION
@@ -185,6 +210,8 @@ rc=0
 if [ "$mode" = discovery ]; then
   # shellcheck disable=SC2086
   run_tests -run "$DISCOVERY_TESTS" ./internal/resources/ || rc=$?
+elif [ "$mode" = vm ]; then
+  run_tests -run "$VM_TESTS" ./internal/resources/ || rc=$?
 elif [ "$mode" = current ]; then
   # shellcheck disable=SC2086
   run_tests -run "$CURRENT_TESTS" $pkgs || rc=$?
@@ -196,10 +223,10 @@ elif [ -n "$smoke" ]; then
   run_tests -run "$SMOKE_TESTS" $pkgs || rc=$?
 elif [ "$mode" = acc ]; then
   # shellcheck disable=SC2086
-  run_tests -run 'Acc' -skip "$DISCOVERY_TESTS" $pkgs || rc=$?
+  run_tests -run 'Acc' -skip "$DISCOVERY_TESTS|$VM_TESTS" $pkgs || rc=$?
 else
   # shellcheck disable=SC2086
-  run_tests -skip "$DISCOVERY_TESTS" $pkgs || rc=$?
+  run_tests -skip "$DISCOVERY_TESTS|$VM_TESTS" $pkgs || rc=$?
 fi
 if [ -n "$smoke" ]; then
   echo "ironic requests served: $(scripts/ironic.sh requests)"

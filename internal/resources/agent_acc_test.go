@@ -139,9 +139,25 @@ func recordedTest(t *testing.T, name string, states *stateRecorder, steps []reso
 }
 
 // loggedStates is the provision states node uuid moved through, in order,
-// from the "moved to provision state" lines of the Ironic logs in dir
-// (each line starts with its timestamp).
+// from the "moved to provision state" lines of the Ironic logs in dir.
 func loggedStates(dir, uuid string) []string {
+	var states []string
+	for _, tr := range loggedTransitions(dir, uuid) {
+		if len(states) == 0 {
+			states = append(states, tr.from)
+		}
+		states = append(states, tr.to)
+	}
+	return states
+}
+
+// transition is one provision state change of a node in Ironic's log.
+type transition struct{ at, from, to string }
+
+// loggedTransitions is node uuid's provision state changes, in order, from
+// the "moved to provision state" lines of the Ironic logs in dir (each line
+// starts with its timestamp).
+func loggedTransitions(dir, uuid string) []transition {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.log"))
 	re := regexp.MustCompile(`Node ` + regexp.QuoteMeta(uuid) + ` moved to provision state "([^"]*)" from state "([^"]*)"`)
 	var lines []string
@@ -158,15 +174,12 @@ func loggedStates(dir, uuid string) []string {
 	}
 	// By timestamp; lines of the same millisecond stay in log order.
 	slices.SortStableFunc(lines, func(a, b string) int { return strings.Compare(a[:min(23, len(a))], b[:min(23, len(b))]) })
-	var states []string
+	var out []transition
 	for _, l := range lines {
 		m := re.FindStringSubmatch(l)
-		if len(states) == 0 {
-			states = append(states, m[2])
-		}
-		states = append(states, m[1])
+		out = append(out, transition{at: l[:min(23, len(l))], from: m[2], to: m[1]})
 	}
-	return states
+	return out
 }
 
 // passedThrough checks that the node went through want, in this order.

@@ -37,3 +37,26 @@ in_image_root() {
 mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" || exit 1
 exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
 }
+
+# host_install PKG...: install the host's missing packages PKG
+# (non-interactive; waits for another apt's lock). No PKG: nothing.
+host_install() {
+  [ $# = 0 ] && return 0
+  log "installing $*"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get -o DPkg::Lock::Timeout=1200 update -qq
+  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# image_root ROOT SUITE LOG: debootstrap_root of SUITE in ROOT for an image
+# build, with apt's sources (the suite, its updates and security) and the
+# host's resolver.
+image_root() {
+  local root=$1 suite=$2 m
+  m=$(mirror)
+  log "debootstrap $suite from $m"
+  debootstrap_root "$root" "$suite" "$m" "$3" || return 1
+  printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s/debian-security %s-security main\n' \
+    "$m" "$suite" "$m" "$suite" "${m%/debian}" "$suite" >"$root/etc/apt/sources.list"
+  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+}

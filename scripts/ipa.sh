@@ -55,23 +55,14 @@ host_tools() {
   command -v mformat >/dev/null || want+=(mtools)
   [ -d /usr/lib/grub/i386-pc ] || want+=(grub-pc-bin)
   [ -d /usr/lib/grub/x86_64-efi ] || want+=(grub-efi-amd64-bin)
-  [ ${#want[@]} = 0 ] && return
-  log "installing ${want[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=1200 update -qq
-  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+  host_install "${want[@]}"
 }
 
 # build_root DIR: the ramdisk's root in DIR/root.
 build_root() {
-  local dir=$1 root=$1/root m
-  m=$(mirror)
-  log "debootstrap $suite from $m"
+  local dir=$1 root=$1/root
   # Nothing starts while packages install; dpkg skips fsync.
-  debootstrap_root "$root" "$suite" "$m" "$dir/debootstrap.log" || return 1
-  printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s/debian-security %s-security main\n' \
-    "$m" "$suite" "$m" "$suite" "${m%/debian}" "$suite" >"$root/etc/apt/sources.list"
-  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  image_root "$root" "$suite" "$dir/debootstrap.log" || return 1
   # The agent's package, repacked without the dependencies it never uses
   # in a ramdisk.
   in_image_root "$root" sh -ec '

@@ -46,22 +46,14 @@ host_tools() {
   command -v mke2fs >/dev/null || want+=(e2fsprogs)
   command -v sfdisk >/dev/null || want+=(fdisk)
   command -v qemu-img >/dev/null || want+=(qemu-utils)
-  [ ${#want[@]} = 0 ] && return
-  log "installing ${want[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=1200 update -qq
-  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "${want[@]}" >/dev/null
+  host_install "${want[@]}"
 }
 
 # build_root DIR: the OS's root in DIR/root.
 build_root() {
-  local dir=$1 root=$1/root m
-  m=$(mirror)
-  log "debootstrap $suite from $m"
-  debootstrap_root "$root" "$suite" "$m" "$dir/debootstrap.log" || return 1
-  printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s/debian-security %s-security main\n' \
-    "$m" "$suite" "$m" "$suite" "${m%/debian}" "$suite" >"$root/etc/apt/sources.list"
-  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  local dir=$1 root=$1/root
+  # Nothing starts while packages install; dpkg skips fsync.
+  image_root "$root" "$suite" "$dir/debootstrap.log" || return 1
   in_image_root "$root" sh -ec '
 apt-get -o DPkg::Lock::Timeout=1200 update -qq
 apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends '"$(echo $packages)"'

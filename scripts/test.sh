@@ -62,7 +62,10 @@ case $mode in
   compat) export IRONIC_RELEASE=2023.1 ;;
   newest) export IRONIC_RELEASE=newest ;;
   discovery) export IRONIC_RELEASE=2025.1 IRONIC_AUTO_DISCOVERY=1 ;;
-  vm) export IRONIC_RELEASE=2025.1 IRONIC_VM=1 ;;
+  # A rig of its own (ports, run dir), so that the lane can run beside
+  # the compatibility and discovery lanes (.ci/run).
+  vm) export IRONIC_RELEASE=2025.1 IRONIC_VM=1 IRONIC_PORT=${IRONIC_PORT:-6390} IRONIC_HTTP_PORT=${IRONIC_HTTP_PORT:-8090} \
+      IRONIC_RUN_DIR=${IRONIC_RUN_DIR:-$here/.tools/run-vm} ;;
   current) export IRONIC_RELEASE=2025.1 ;;
   *) export IRONIC_RELEASE=${IRONIC_RELEASE:-2025.1} ;;
 esac

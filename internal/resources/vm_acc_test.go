@@ -139,22 +139,59 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
+// vmRig is what a lane test starts from: the files it serves, a machine
+// behind the simulator, and the recorder of its host's provision states,
+// which the test logs with their times when it ends.
+type vmRig struct {
+	l                   vmLane
+	sc                  *gophercloud.ServiceClient
+	name, pool, address string
+	files               string // base URL of the served files
+	srv                 *sim.Server
+	profile             sim.Profile
+	agentPort           int
+	agentParams         string // more of the agent's kernel parameters
+	states              *stateRecorder
+}
+
+// startVMRig serves the ramdisk, os.qcow2 and gone.qcow2 (the image that
+// answers HEAD only), and starts the machine, for a host named after
+// prefix.
+func startVMRig(t *testing.T, prefix string) vmRig {
+	t.Helper()
+	r := vmRig{l: vmLaneEnv(t), sc: acctest.Ironic(t), name: acctest.Name(prefix), pool: acctest.Name(prefix + "-pool")}
+	filesPort := serveFiles(t, map[string]string{"/ipa.kernel": r.l.kernel, "/ipa.initramfs": r.l.ramdisk,
+		"/os.qcow2": r.l.image, "/gone.qcow2": r.l.image}, "/gone.qcow2")
+	r.files = fmt.Sprintf("http://%s:%d", vmRigHost, filesPort)
+	r.srv, r.profile, r.agentPort = startVMHost(t, r.l, filesPort)
+	r.address = "redfish-virtualmedia+" + r.srv.SystemURL("sys-0")
+	r.states = recordStates(t, r.sc, r.name)
+	began := time.Now()
+	t.Cleanup(func() { logTransitions(t, r.name, r.states, began) })
+	return r
+}
+
+// config is vmConfig for the rig's host.
+func (r vmRig) config(image, extra string) string {
+	return vmConfig(r.name, r.pool, r.address, r.files, r.agentPort, r.agentParams, r.l, image, extra)
+}
+
 // vmConfig is the lane's configuration: a host on the machine's BMC
 // (redfish-virtualmedia, BIOS boot) that boots the agent from the
 // ramdisk's kernel and initramfs, its hardware, an address from a pool,
 // the network data that puts it on the machine's NIC, and a deployment of
 // the OS image with user data.
-func vmConfig(name, pool, address, files string, agentPort int, l vmLane, image, extra string) string {
+func vmConfig(name, pool, address, files string, agentPort int, agentParams string, l vmLane, image, extra string) string {
 	host := acctest.SimHost{Name: name, Address: address, Username: "admin", Password: "password",
 		Driver: "  # the driver and interfaces from the address: redfish, redfish-virtual-media, agent inspection, direct deploy",
 		Extra: fmt.Sprintf(`  boot_mode = "legacy"
   deploy_image = {
     kernel        = %q
     ramdisk       = %q
-    kernel_params = "%%default%% console=ttyS0,115200 ipa-advertise-host=127.0.0.1 ipa-advertise-port=%d"
+    kernel_params = "%%default%% console=ttyS0,115200 ipa-advertise-host=127.0.0.1 ipa-advertise-port=%d%s"
   }
   timeouts = { create = "40m", delete = "40m" }
-%s`, files+"/ipa.kernel", files+"/ipa.initramfs", agentPort, extra)}
+%s`, files+"/ipa.kernel", files+"/ipa.initramfs", agentPort, agentParams, extra)}
 	hcl := poolHCL(pool, 96, 10, 19) + host.HCL() + `
 data "baremetal_hardware" "test" {
   host_id = baremetal_host.test.id
@@ -220,20 +257,11 @@ func consoleShows(srv *sim.Server, id string, re *regexp.Regexp, timeout time.Du
 // then deprovisioning, cleaning and deleting. It logs each provision state
 // with its time, the agent's version, the inventory and the console lines.
 func TestVM_lifecycle(t *testing.T) {
-	l := vmLaneEnv(t)
-	sc := acctest.Ironic(t)
-	name, pool := acctest.Name("vm-host"), acctest.Name("vm-pool")
-	filesPort := serveFiles(t, map[string]string{"/ipa.kernel": l.kernel, "/ipa.initramfs": l.ramdisk, "/os.qcow2": l.image})
-	files := fmt.Sprintf("http://%s:%d", vmRigHost, filesPort)
-	srv, profile, agentPort := startVMHost(t, l, filesPort)
-	address := "redfish-virtualmedia+" + srv.SystemURL("sys-0")
-	states := recordStates(t, sc, name)
-	began := time.Now()
-	t.Cleanup(func() { logTransitions(t, name, states, began) })
-	mac := profile.NICs[0].MAC
+	r := startVMRig(t, "vm-host")
+	name, srv, states, mac := r.name, r.srv, r.states, r.profile.NICs[0].MAC
 	recordedTest(t, name, states, []resource.TestStep{
 		{
-			Config: vmConfig(name, pool, address, files, agentPort, l, "", ""),
+			Config: r.config("", ""),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_host.test", "provisioning_state", "available"),
 				resource.TestCheckResourceAttr("data.baremetal_hardware.test", "source", "inventory"),
@@ -248,7 +276,7 @@ func TestVM_lifecycle(t *testing.T) {
 			),
 		},
 		{
-			Config: vmConfig(name, pool, address, files, agentPort, l, "/os.qcow2", ""),
+			Config: r.config("/os.qcow2", ""),
 			Check: resource.ComposeAggregateTestCheckFunc(
 				resource.TestCheckResourceAttr("baremetal_deployment.test", "provisioning_state", "provisioned"),
 				resource.TestCheckResourceAttr("baremetal_ip_claim.ip", "address", "10.96.0.10"),
@@ -351,19 +379,13 @@ func logTransitions(t *testing.T, name string, states *stateRecorder, began time
 // and the next apply converges: the failed deployment is replaced and the
 // OS boots. Cleaning is disabled on this host: the faults are not about it.
 func TestVM_faults(t *testing.T) {
-	l := vmLaneEnv(t)
-	sc := acctest.Ironic(t)
-	name, pool := acctest.Name("vm-fault"), acctest.Name("vm-fpool")
-	filesPort := serveFiles(t, map[string]string{"/ipa.kernel": l.kernel, "/ipa.initramfs": l.ramdisk,
-		"/os.qcow2": l.image, "/gone.qcow2": l.image}, "/gone.qcow2")
-	files := fmt.Sprintf("http://%s:%d", vmRigHost, filesPort)
-	srv, _, agentPort := startVMHost(t, l, filesPort)
-	address := "redfish-virtualmedia+" + srv.SystemURL("sys-0")
-	states := recordStates(t, sc, name)
-	began := time.Now()
-	t.Cleanup(func() { logTransitions(t, name, states, began) })
+	r := startVMRig(t, "vm-fault")
+	// The agent tries a download once, for 10 s (by default 10 times, for
+	// a minute and a half each).
+	r.agentParams = " ipa-image-download-connection-retries=0 ipa-image-download-connection-timeout=10"
+	name, sc, srv, states := r.name, r.sc, r.srv, r.states
 	noClean := "  automated_cleaning_mode = \"disabled\"\n"
-	config := func(image string) string { return vmConfig(name, pool, address, files, agentPort, l, image, noClean) }
+	config := func(image string) string { return r.config(image, noClean) }
 	var watch func() string
 	recordedTest(t, name, states, []resource.TestStep{
 		{
@@ -395,14 +417,30 @@ func TestVM_faults(t *testing.T) {
 	})
 }
 
-// logLastError logs node name's provision state and last_error.
+// logLastError logs node name's provision state, last_error and the last
+// error event of its history (API 1.78).
 func logLastError(t *testing.T, sc *gophercloud.ServiceClient, name, when string) {
 	n, err := nodes.Get(context.Background(), sc, name).Extract()
 	if err != nil {
 		t.Logf("%s: %v", name, err)
 		return
 	}
-	t.Logf("%s %s: provision state %q, last_error: %s", name, when, n.ProvisionState, n.LastError)
+	var h struct {
+		History []struct {
+			CreatedAt string `json:"created_at"`
+			Severity  string `json:"severity"`
+			Event     string `json:"event"`
+		} `json:"history"`
+	}
+	last := "none"
+	if _, err := sc.Get(context.Background(), sc.ServiceURL("nodes", n.UUID, "history"), &h, nil); err == nil {
+		for _, e := range h.History {
+			if e.Severity == "ERROR" {
+				last = e.CreatedAt + " " + e.Event
+			}
+		}
+	}
+	t.Logf("%s %s: provision state %q, last_error: %q; Ironic's last error event: %s", name, when, n.ProvisionState, n.LastError, last)
 }
 
 // powerOffDuring powers system sys-0 off at its BMC once node name runs

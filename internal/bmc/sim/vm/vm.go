@@ -23,8 +23,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )

@@ -304,6 +304,8 @@ func deployedOSShows(t *testing.T, srv *sim.Server, name, addr string) error {
 	}
 	m := srv.Machine("sys-0")
 	b, _ := os.ReadFile(m.ConsolePath())
+	t.Logf("the agent's boots on the console (%s):\n%s", m.ConsolePath(), grepLines(string(b),
+		regexp.MustCompile(`Command line:|Starting ironic-python-agent version|Lookup succeeded|Posting collected data|inspection finished|successfully destroyed|Clean step completed|Image .*(written|downloaded)|write_image|Asynchronous command .* completed`), 60))
 	t.Logf("the deployed OS's console (%s):\n%s", m.ConsolePath(),
 		grepLines(string(b), regexp.MustCompile(`cloud-init\[|ci-info: \|.*(enp|True)|baremetal-os`), 40))
 	return nil

@@ -311,12 +311,16 @@ func deployedOSShows(t *testing.T, srv *sim.Server, name, addr string) error {
 	return nil
 }
 
-// grepLines is the lines of s that match re, at most n of the last.
+// agentToken is the agent token on a ramdisk's kernel command line.
+var agentToken = regexp.MustCompile(`(ipa-agent-token|agent_token)=[^\s&]+`)
+
+// grepLines is the lines of s that match re, at most n of the last, with
+// agent tokens masked.
 func grepLines(s string, re *regexp.Regexp, n int) string {
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
 		if re.MatchString(line) {
-			out = append(out, strings.TrimRight(line, "\r"))
+			out = append(out, agentToken.ReplaceAllString(strings.TrimRight(line, "\r"), "$1=***"))
 		}
 	}
 	return strings.Join(out[max(0, len(out)-n):], "\n")

@@ -126,7 +126,7 @@ func startVMHost(t *testing.T, l vmLane, filesPort int) (*sim.Server, sim.Profil
 	t.Cleanup(func() {
 		if m := srv.Machine("sys-0"); m != nil && t.Failed() {
 			if b, err := os.ReadFile(m.ConsolePath()); err == nil {
-				t.Logf("console of sys-0 (last 60 lines of %s):\n%s", m.ConsolePath(), lastLines(string(b), 60))
+				t.Logf("console of sys-0 (last 60 lines of %s):\n%s", m.ConsolePath(), agentToken.ReplaceAllString(lastLines(string(b), 60), "$1=***"))
 			}
 		}
 		_ = srv.Close()
@@ -241,7 +241,7 @@ func consoleShows(srv *sim.Server, id string, re *regexp.Regexp, timeout time.Du
 		}
 		if time.Now().After(deadline) {
 			return "", fmt.Errorf("after %s the console of %s (%s) shows no line matching %s; its last lines:\n%s",
-				timeout, id, m.ConsolePath(), re, lastLines(string(b), 40))
+				timeout, id, m.ConsolePath(), re, agentToken.ReplaceAllString(lastLines(string(b), 40), "$1=***"))
 		}
 		<-tick.C
 	}

@@ -341,7 +341,9 @@ func vmInventory(t *testing.T, name string) resource.TestCheckFunc {
 			return fmt.Errorf("inventory of %s: %w", name, err)
 		}
 		i := inv.Inventory
-		if len(i.Disks) != 1 || !strings.HasPrefix(i.Disks[0].ByPath, "/dev/disk/by-path/pci-") {
+		// udev names a virtio disk's path pci-0000:00:03.0 and
+		// virtio-pci-0000:00:03.0; the agent reports either.
+		if len(i.Disks) != 1 || !strings.HasPrefix(i.Disks[0].ByPath, "/dev/disk/by-path/") || !strings.Contains(i.Disks[0].ByPath, "pci-0000:") {
 			return fmt.Errorf("inventory disks %+v, want one virtio disk by its PCI path", i.Disks)
 		}
 		t.Logf("the agent's inventory of %s: cpu %q x%d (%s); memory %d MiB; disk %s %d bytes %s; nics %v; system %s %s, firmware %s %s; agent_version %v",

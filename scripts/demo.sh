@@ -11,6 +11,12 @@
 # While terraform runs, one line per host state change is printed from the
 # provider's INFO log ("host state"); after the apply, a table of the hosts.
 #
+# DEMO_VM=1 runs examples/demo-vm instead: one host that is a qemu machine
+# running the real Ironic Python Agent (bmcsim -vm-dir), on Ironic 2025.1
+# with IRONIC_VM=1; it prints where the machine's serial console is, the
+# agent's inventory, and the address the deployed OS configured
+# (DEMO_AGENT_PORT, 41000: the loopback port of the agent's API).
+#
 # Settings: DEMO_KEEP=1 keeps the deployed hosts, the simulator and Ironic
 # running after the demo and prints how to look at them and tear them down;
 # DEMO_BMC_PORT (8000) is the simulator's port; DEMO_IMAGE_PORT (8450) the
@@ -165,8 +171,71 @@ down() {
   echo "== kept demo torn down"
 }
 
+# demo_vm: DEMO_VM=1, examples/demo-vm on one qemu machine running the
+# real agent (bmcsim -vm-dir), on a rig with IRONIC_VM=1 (Ironic 2025.1).
+demo_vm() {
+  local t_start vmdir files agent_port=${DEMO_AGENT_PORT:-41000} work start line console
+  t_start=$(date +%s)
+  export IRONIC_RELEASE=2025.1 IRONIC_VM=1
+  vm_tools
+  echo "== the agent's ramdisk and the OS image (built once a machine, then cached)"
+  local ipa os
+  ipa=$("$here/scripts/ipa.sh" build)
+  os=$("$here/scripts/osimage.sh" build)
+  "$here/scripts/ironic.sh" start
+  setup_terraform
+  go build -o "$here/.tools/bin/bmcsim" ./cmd/bmcsim
+  vmdir=$(mktemp -d /tmp/baremetal-demo-vm.XXXXXX)
+  files=$vmdir/files
+  mkdir -p "$files"
+  ln -s "$ipa/ipa.kernel" "$ipa/ipa.initramfs" "$os/os.qcow2" "$files/"
+  "$here/.tools/bin/bmcsim" -listen "127.0.0.1:$bmc_port" -systems 1 -vm-dir "$vmdir" \
+    -vm-forward "${IRONIC_PORT:-6385},$(cat "$run/ironic.httpport"),$image_port" -vm-agent-port-base "$agent_port" >"$here/.tools/bmcsim.log" 2>&1 &
+  sim=$!
+  python3 -m http.server "$image_port" --bind 127.0.0.1 --directory "$files" >"$vmdir/http.log" 2>&1 &
+  images=$!
+  trap 'kill "$sim" "$images" 2>/dev/null || true; "$here/scripts/ironic.sh" stop' EXIT
+  for _ in $(seq 1 50); do curl -fsS -m 1 "http://127.0.0.1:$bmc_port/redfish/v1/" >/dev/null 2>&1 && break; sleep 0.2; done
+  console=$vmdir/sys-0/console.log
+  work=$(mktemp -d /tmp/baremetal-demo.XXXXXX)
+  cp examples/demo-vm/*.tf "$work/"
+  cat >"$work/terraform.tfvars" <<TFVARS
+bmc_address    = "redfish-virtualmedia+http://127.0.0.1:$bmc_port/redfish/v1/Systems/sys-0"
+deploy_kernel  = "http://127.0.0.1:$image_port/ipa.kernel"
+deploy_ramdisk = "http://127.0.0.1:$image_port/ipa.initramfs"
+kernel_params  = "%default% console=ttyS0,115200 ipa-advertise-host=127.0.0.1 ipa-advertise-port=$agent_port"
+image_url      = "http://baremetal-rig:$image_port/os.qcow2"
+image_sha256   = "$(cat "$os/os.qcow2.sha256")"
+TFVARS
+  echo "== the machine's serial console: $console  (tail -f it to watch the agent and the OS boot)"
+  echo "== terraform apply (ready after $(( $(date +%s) - t_start )) s; host state changes from the provider's log):"
+  start=$(date +%s)
+  tf_progress "$work" apply apply -auto-approve -input=false
+  echo "== apply took $(( $(date +%s) - start )) s"
+  tf "$work" output -json inventory
+  echo
+  echo "== waiting for the deployed OS to print its addresses on the console"
+  line=
+  for _ in $(seq 1 300); do
+    line=$(grep -a -m1 -o 'baremetal-os: .*' "$console" 2>/dev/null | tr -d '\r') && [ -n "$line" ] && break
+    sleep 2
+  done
+  [ -n "$line" ] || { echo "the deployed OS printed no addresses in 10 minutes; the console's end:"; tail -40 "$console"; exit 1; }
+  echo "  $line   (claimed: $(tf "$work" output -raw address))"
+  echo "== second plan (must be empty)"
+  tf "$work" plan -detailed-exitcode -input=false -no-color >"$work/plan.out" 2>&1 || { cat "$work/plan.out"; exit 1; }
+  grep -E '^No changes' "$work/plan.out"
+  echo "== terraform destroy"
+  tf_progress "$work" destroy destroy -auto-approve -input=false
+  echo "== demo done in $(( $(date +%s) - t_start )) s; Ironic served $(ironic_requests) requests; console: $console"
+}
+
 if [ "${1:-}" = down ]; then
   down
+  exit
+fi
+if [ -n "${DEMO_VM:-}" ]; then
+  demo_vm
   exit
 fi
 if [ -f "$kept" ]; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Static checks, run first by make test: go vet, gofmt, golangci-lint, terraform
 # fmt of the examples, docs/ matching what tfplugindocs generates from the schemas, and
-# terraform validate of examples/modules/*, examples/demo and examples/list-resources/*. goreleaser check is not run here
+# terraform validate of examples/modules/*, examples/demo, examples/demo-vm and examples/list-resources/*. goreleaser check is not run here
 # (installing goreleaser is a 2.5-minute build on every clean machine, for a
 # file that rarely changes): make release-check runs it.
 set -euo pipefail
@@ -45,7 +45,7 @@ fi
 # are validated with Terraform 1.14 by TestAccQuery_examplesValidate).
 source scripts/lib.sh
 setup_terraform
-for m in examples/modules/*/ examples/demo/ examples/list-resources/*/; do
+for m in examples/modules/*/ examples/demo/ examples/demo-vm/ examples/list-resources/*/; do
   tf "$m" validate -no-color >"$here/.tools/validate.out" 2>&1 || { echo "lint: terraform validate failed in $m:"; cat "$here/.tools/validate.out"; exit 1; }
 done
 echo "lint: ok"

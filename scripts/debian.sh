@@ -60,3 +60,33 @@ image_root() {
     "$m" "$suite" "$m" "$suite" "${m%/debian}" "$suite" >"$root/etc/apt/sources.list"
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 }
+
+# cached_image DEST PRODUCT WHAT: the build both image scripts share, by
+# their build_root, pack, host_tools and ready. DEST/PRODUCT exists:
+# nothing to do. Else, one build at a time (flock): build_root and pack in
+# a temp folder beside DEST, the root's package list and size kept, the
+# root dropped, the folder moved to DEST. Prints DEST.
+cached_image() {
+  local dest=$1 product=$2 what=$3
+  if [ -f "$dest/$product" ]; then
+    echo "$dest"; return
+  fi
+  host_tools
+  mkdir -p "$(dirname "$dest")"
+  (
+    flock 9
+    [ -f "$dest/$product" ] && exit 0
+    began=$(date +%s)
+    tmp=$dest.tmp.$$
+    rm -rf "$tmp"; mkdir -p "$tmp"
+    log "building $what in $tmp"
+    build_root "$tmp" || { rm -rf "$tmp"; exit 1; }
+    chroot "$tmp/root" dpkg-query -W -f '${Package} ${Version}\n' >"$tmp/packages.txt"
+    pack "$tmp" || { rm -rf "$tmp"; exit 1; }
+    du -sh "$tmp/root" | cut -f1 >"$tmp/root-size.txt"
+    rm -rf "$tmp/root"
+    mv "$tmp" "$dest"
+    log "$what ready in $(( $(date +%s) - began )) s: $dest ($(wc -l <"$dest/packages.txt") packages; $(ready "$dest"))"
+  ) 9>"$dest.lock" || return 1
+  echo "$dest"
+}

@@ -164,31 +164,12 @@ CFG
   rm -rf "$dir/iso"
 }
 
-build() {
-  local dest cache tmp began
-  dest=$(out); cache=$(cache_dir)
-  if [ -f "$dest/ipa.iso" ]; then
-    echo "$dest"; return
-  fi
-  host_tools
-  mkdir -p "$cache"
-  (
-    flock 9
-    [ -f "$dest/ipa.iso" ] && exit 0
-    began=$(date +%s)
-    tmp=$dest.tmp.$$
-    rm -rf "$tmp"; mkdir -p "$tmp"
-    log "building the agent's ramdisk in $tmp (5-7 minutes on 2 quiet cores)"
-    build_root "$tmp" || { rm -rf "$tmp"; exit 1; }
-    chroot "$tmp/root" dpkg-query -W -f '${Package} ${Version}\n' >"$tmp/packages.txt"
-    pack "$tmp" || { rm -rf "$tmp"; exit 1; }
-    du -sh "$tmp/root" | cut -f1 >"$tmp/root-size.txt"
-    rm -rf "$tmp/root"
-    mv "$tmp" "$dest"
-    log "ramdisk ready in $(( $(date +%s) - began )) s: $dest (agent $(awk '$1=="ironic-python-agent"{print $2}' "$dest/packages.txt"), $(wc -l <"$dest/packages.txt") packages; kernel $(du -h "$dest/ipa.kernel" | cut -f1), initramfs $(du -h "$dest/ipa.initramfs" | cut -f1), ISO $(du -h "$dest/ipa.iso" | cut -f1))"
-  ) 9>"$dest.lock"
-  echo "$dest"
+# ready DIR: what the built ramdisk holds.
+ready() {
+  echo "agent $(awk '$1=="ironic-python-agent"{print $2}' "$1/packages.txt"); kernel $(du -h "$1/ipa.kernel" | cut -f1), initramfs $(du -h "$1/ipa.initramfs" | cut -f1), ISO $(du -h "$1/ipa.iso" | cut -f1)"
 }
+
+build() { cached_image "$(out)" ipa.iso "the agent's ramdisk (3-7 minutes on 2 cores)"; }
 
 env_() {
   local d

@@ -135,31 +135,12 @@ CFG
   rm -f "$dir/boot.fat" "$dir/root.ext4" "$dir/disk.raw" "$dir/syslinux.cfg"
 }
 
-build() {
-  local dest cache
-  dest=$(out); cache=$(cache_dir)
-  if [ -f "$dest/os.qcow2" ]; then
-    echo "$dest"; return
-  fi
-  host_tools
-  mkdir -p "$cache"
-  (
-    flock 9
-    [ -f "$dest/os.qcow2" ] && exit 0
-    local began tmp
-    began=$(date +%s)
-    tmp=$dest.tmp.$$
-    rm -rf "$tmp"; mkdir -p "$tmp"
-    log "building the OS image in $tmp (a few minutes)"
-    build_root "$tmp" || { rm -rf "$tmp"; exit 1; }
-    chroot "$tmp/root" dpkg-query -W -f '${Package} ${Version}\n' >"$tmp/packages.txt"
-    pack "$tmp" || { rm -rf "$tmp"; exit 1; }
-    rm -rf "$tmp/root"
-    mv "$tmp" "$dest"
-    log "OS image ready in $(( $(date +%s) - began )) s: $dest/os.qcow2 ($(du -h "$dest/os.qcow2" | cut -f1), $(wc -l <"$dest/packages.txt") packages, cloud-init $(awk '$1=="cloud-init"{print $2}' "$dest/packages.txt"))"
-  ) 9>"$dest.lock"
-  echo "$dest"
+# ready DIR: what the built image is.
+ready() {
+  echo "os.qcow2 $(du -h "$1/os.qcow2" | cut -f1), cloud-init $(awk '$1=="cloud-init"{print $2}' "$1/packages.txt")"
 }
+
+build() { cached_image "$(out)" os.qcow2 "the OS image (about 2 minutes)"; }
 
 env_() {
   local d

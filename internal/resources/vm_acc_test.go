@@ -394,27 +394,44 @@ func TestVM_faults(t *testing.T) {
 	name, sc, srv, states := r.name, r.sc, r.srv, r.states
 	noClean := "  automated_cleaning_mode = \"disabled\"\n"
 	config := func(image string) string { return r.config(image, noClean) }
+	// Each fault's apply must fail with what the user is to see: the
+	// test case's ErrorCheck logs that error and lets the step pass when
+	// it matches the step's expectation (failWith); the next step checks
+	// that it did fail (failed).
+	var want *regexp.Regexp
+	var got string
+	failWith := func(re *regexp.Regexp) { want, got = re, "" }
+	failed := func(what string) {
+		if got == "" {
+			t.Fatalf("the apply with %s did not fail", what)
+		}
+	}
 	var watch func() string
-	recordedTest(t, name, states, []resource.TestStep{
+	tc := acctest.Case(t, noNodesNamed(t, name), []resource.TestStep{
 		{
 			// The agent's download answers 404.
-			Config:      config("/gone.qcow2"),
-			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(name) + `.*gone\.qcow2.*404|(?s)` + regexp.QuoteMeta(name) + `.*404.*gone\.qcow2`),
+			PreConfig: func() {
+				failWith(regexp.MustCompile(`(?s)` + regexp.QuoteMeta(name) + `.*gone\.qcow2.*404`))
+			},
+			Config: config("/gone.qcow2"),
 		},
 		{
 			// Powered off from the BMC while the agent writes the image.
 			PreConfig: func() {
+				failed("an image that answers 404")
 				logLastError(t, sc, name, "after the 404")
 				watch = powerOffDuring(t, sc, srv, name, "write_image")
+				failWith(regexp.MustCompile(`(?s)` + regexp.QuoteMeta(name) + `.*Timeout reached while waiting for callback`))
 			},
-			Config:      config("/os.qcow2"),
-			ExpectError: regexp.MustCompile(`(?s)` + regexp.QuoteMeta(name) + `.*Timeout reached while waiting for callback`),
+			Config: config("/os.qcow2"),
 		},
 		{
 			// The next apply converges.
 			PreConfig: func() {
+				failed("the machine powered off while the agent wrote the image")
 				t.Logf("the power-off: %s", watch())
 				logLastError(t, sc, name, "after the power-off")
+				failWith(nil)
 			},
 			Config: config("/os.qcow2"),
 			Check: resource.ComposeAggregateTestCheckFunc(
@@ -423,6 +440,16 @@ func TestVM_faults(t *testing.T) {
 			),
 		},
 	})
+	tc.PreCheck = func() { acctest.PreCheck(t); states.start() }
+	tc.ErrorCheck = func(err error) error {
+		if want == nil || !want.MatchString(err.Error()) {
+			return err
+		}
+		t.Logf("the apply failed, as the fault should make it:\n%s", err)
+		got, want = err.Error(), nil
+		return nil
+	}
+	resource.ParallelTest(t, tc)
 }
 
 // logLastError logs node name's provision state, last_error and the last

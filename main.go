@@ -10,6 +10,9 @@ import (
 	"net/http"
 	_ "net/http/pprof" // served only when BAREMETAL_PPROF_ADDR is set
 	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -58,13 +61,46 @@ func main() {
 		go func() { _ = http.ListenAndServe(addr, nil) }()
 	}
 
+	// BAREMETAL_PROFILE_DIR (scripts/bench.sh): a CPU profile of the whole
+	// process, and a heap profile (with every allocation since the start)
+	// when Terraform stops it, written to cpu-PID.pb.gz and heap-PID.pb.gz.
+	stop := func() {}
+	if dir := os.Getenv("BAREMETAL_PROFILE_DIR"); dir != "" {
+		stop = profile(dir)
+	}
+
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         "registry.terraform.io/baremetal-tf/baremetal",
 		Debug:           debugMode,
 		ProtocolVersion: 6,
 	})
+	stop()
 	if err != nil {
 		log.Fatal(err)
+	}
+}
+
+// profile starts a CPU profile written into dir, and returns what stops it
+// and writes the heap profile.
+func profile(dir string) func() {
+	name := func(kind string) string {
+		return filepath.Join(dir, kind+"-"+strconv.Itoa(os.Getpid())+".pb.gz")
+	}
+	cpu, err := os.Create(name("cpu"))
+	if err != nil {
+		log.Printf("profile: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		log.Printf("profile: %v", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = cpu.Close()
+		if heap, err := os.Create(name("heap")); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(heap, 0)
+			_ = heap.Close()
+		}
 	}
 }
 

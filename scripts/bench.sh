@@ -31,10 +31,9 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$here"
-sizes=${BENCH_SIZES:-20 100 500}
+sizes=${BENCH_SIZES:-20 100 500 2000}
 runs=${BENCH_RUNS:-3}
 median_max=${BENCH_MEDIAN_MAX:-500}
-pprof_port=${BENCH_PPROF_PORT:-16408}
 command -v bc >/dev/null || { apt-get update -qq && apt-get install -y -qq bc >/dev/null; }
 command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 >/dev/null; }
 [ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
@@ -74,11 +73,12 @@ provider_dir() {
     git -C "$here" archive "$rev" | tar -x -C "$src"
     (cd "$src" && go build -o "$dir/provider.bin" .)
   fi
-  # GNU time writes each provider process's peak RSS (kB) when it exits:
-  # nothing samples /proc while the bench measures.
+  # GNU time writes each provider process's peak RSS (kB) and CPU seconds
+  # (user, system) when it exits: nothing samples /proc while the bench
+  # measures.
   cat >"$dir/terraform-provider-baremetal" <<'SH'
 #!/bin/sh
-[ -n "${BENCH_RSS:-}" ] && exec /usr/bin/time -a -o "$BENCH_RSS" -f %M "$(dirname "$0")/provider.bin" "$@"
+[ -n "${BENCH_RSS:-}" ] && exec /usr/bin/time -a -o "$BENCH_RSS" -f '%M %U %S' "$(dirname "$0")/provider.bin" "$@"
 exec "$(dirname "$0")/provider.bin" "$@"
 SH
   chmod +x "$dir/terraform-provider-baremetal"
@@ -89,18 +89,24 @@ now() { date +%s.%N; }
 secs() { echo "$2 - $1" | bc; }
 
 # One measured step: sets wall, reqs (every API request the step added to
-# Ironic's log) and peak (max gate-state nodes), from that part of the log
-# alone. Until 2026-12-01 a sampler listed every node each second to watch
-# the gate; at 500 nodes that list took about 0.1 s of Ironic's one process
-# every second, during the floor's runs and the provider's alike.
+# Ironic's log), peak (max gate-state nodes), from that part of the log
+# alone, and, from GNU time: cpu (the command's CPU seconds, its children's
+# included), pcpu and kb (the provider processes' CPU seconds and highest
+# peak RSS, written by the wrapper of provider_dir) and core (cpu - pcpu:
+# Terraform core's own). Until 2026-12-01 a sampler listed every node each
+# second to watch the gate; at 500 nodes that list took about 0.1 s of
+# Ironic's one process every second, during the floor's runs and the
+# provider's alike.
 measure() {
   local label=$1; shift
   local log l0 t0 t1 part=$work/$label.ironic
   log=$("$here/scripts/ironic.sh" log)
   load=$(cut -d' ' -f1 /proc/loadavg)
+  export BENCH_RSS=$work/$label.provider
+  : >"$BENCH_RSS"
   l0=$(wc -l <"$log"); t0=$(now)
   if [ -n "${BENCH_TF_LOG:-}" ]; then export TF_LOG_PROVIDER=$BENCH_TF_LOG TF_LOG_PATH=$work/$label.tflog; fi
-  if ! "$@" >"$work/$label.log" 2>&1; then
+  if ! /usr/bin/time -o "$work/$label.time" -f '%U %S' "$@" >"$work/$label.log" 2>&1; then
     echo "bench: $label failed; last lines:" >&2; tail -30 "$work/$label.log" >&2
     exit 1
   fi
@@ -112,49 +118,48 @@ measure() {
     sed -E 's/.*"([A-Z]+) ([^ ?]*)[^ ]* HTTP[^"]*" status: ([0-9]+).*/\1 \2 \3/; s/[0-9a-f]{8}-[0-9a-f-]{27}/ID/g' |
     sort | uniq -c | sort -rn >"$work/$label.reqs" || true
   peak=$("$work/gatepeak" <"$part")
+  cpu=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { c = $1 + $2 } END { printf "%.2f", c }' "$work/$label.time")
+  # (GNU time may also have written "Command exited with non-zero status"
+  # lines.)
+  pcpu=$(awk 'NF == 3 && $1 ~ /^[0-9]+$/ { c += $2 + $3 } END { printf "%.2f", c }' "$BENCH_RSS")
+  kb=$(awk 'NF == 3 && $1 ~ /^[0-9]+$/ && $1 > m { m = $1 } END { print m + 0 }' "$BENCH_RSS")
+  core=$(echo "$cpu $pcpu" | awk '{ printf "%.2f", $1 - $2 }')
 }
 
 run_floor() { # N RUN
   local n=$1 i=$2
   go build -o "$work/floor" ./bench/floor
   measure "floor-apply-$n-$i" "$work/floor" -endpoint "$endpoint" -hosts "$n" -prefix "floor$i" apply
-  echo "$n floor $i apply $wall $reqs $peak 0 $load" >>"$work/rows"
+  echo "$n floor $i apply $wall $reqs $peak 0 $load $cpu 0" >>"$work/rows"
   measure "floor-destroy-$n-$i" "$work/floor" -endpoint "$endpoint" -hosts "$n" -prefix "floor$i" destroy
-  echo "$n floor $i destroy $wall $reqs $peak 0 $load" >>"$work/rows"
+  echo "$n floor $i destroy $wall $reqs $peak 0 $load $cpu 0" >>"$work/rows"
 }
 
 run_provider() { # NAME N RUN
-  local name=$1 n=$2 i=$3 dir=$work/tf-$1-$2-$3 rss=$work/rss-$1-$2-$3
+  local name=$1 n=$2 i=$3 dir=$work/tf-$1-$2-$3 row
   mkdir -p "$dir"
   sed "s/fleet-\${count.index}/$name$i-\${count.index}/" bench/fleet/main.tf >"$dir/main.tf"
-  export TF_CLI_CONFIG_FILE=$work/$name.tfrc BENCH_RSS=$rss
-  : >"$rss"
-  local prof=""
-  if [ "$n" = "$largest" ] && [ "$i" = 1 ] && [ "$name" = this ]; then
-    export BAREMETAL_PPROF_ADDR=127.0.0.1:$pprof_port
-    # The profile starts 20 s after the provider's pprof listener is up
-    # (Terraform starts the provider a while after the apply starts).
-    ( for _ in $(seq 1 300); do
-        curl -fsS -m 1 -o /dev/null "http://$BAREMETAL_PPROF_ADDR/debug/pprof/" 2>/dev/null && break
-        sleep 0.2
-      done
-      sleep 20
-      curl -fsS -m 60 -o "$work/cpu-$n.pb.gz" "http://$BAREMETAL_PPROF_ADDR/debug/pprof/profile?seconds=30" || true
-      curl -fsS -m 20 -o "$work/heap-$n.pb.gz" "http://$BAREMETAL_PPROF_ADDR/debug/pprof/heap" || true ) & prof=$!
-  fi
+  export TF_CLI_CONFIG_FILE=$work/$name.tfrc
+  # At the largest size's first run, CPU and heap profiles of every
+  # provider process of the apply and the refresh (BAREMETAL_PROFILE_DIR:
+  # the whole process, written when Terraform stops it).
+  local profile=""
+  [ "$n" = "$largest" ] && [ "$i" = 1 ] && [ "$name" = this ] && profile=$work/profile-$n
+  [ -z "$profile" ] || { mkdir -p "$profile/apply"; export BAREMETAL_PROFILE_DIR=$profile/apply; }
   measure "$name-apply-$n-$i" "$TF" -chdir="$dir" apply -auto-approve -input=false -parallelism="$n" -var hosts="$n"
-  local aw=$wall ar=$reqs ap=$peak al=$load
-  unset BAREMETAL_PPROF_ADDR
-  [ -z "$prof" ] || wait $prof || true
-  measure "$name-plan-$n-$i" "$TF" -chdir="$dir" plan -detailed-exitcode -input=false -var hosts="$n"
-  local pw=$wall pr=$reqs pl=$load
+  echo "$n $name $i apply $wall $reqs $peak $kb $load $pcpu $core" >>"$work/rows"
+  [ -z "$profile" ] || { mkdir -p "$profile/refresh"; export BAREMETAL_PROFILE_DIR=$profile/refresh; }
+  measure "$name-refresh-$n-$i" "$TF" -chdir="$dir" plan -refresh-only -input=false -var hosts="$n"
+  echo "$n $name $i refresh $wall $reqs 0 $kb $load $pcpu $core" >>"$work/rows"
+  unset BAREMETAL_PROFILE_DIR
+  # One host's labels changed: a refreshing plan of the whole state that
+  # finds one update.
+  measure "$name-plan-$n-$i" "$TF" -chdir="$dir" plan -input=false -var hosts="$n" -var changed=0
+  grep -q '0 to add, 1 to change, 0 to destroy' "$work/$name-plan-$n-$i.log" ||
+    { echo "bench: $name-plan-$n-$i did not plan one change" >&2; tail -5 "$work/$name-plan-$n-$i.log" >&2; exit 1; }
+  echo "$n $name $i plan1 $wall $reqs 0 $kb $load $pcpu $core" >>"$work/rows"
   measure "$name-destroy-$n-$i" "$TF" -chdir="$dir" destroy -auto-approve -input=false -parallelism="$n" -var hosts="$n"
-  # The highest of the provider processes' peaks (GNU time may also have
-  # written "Command exited with non-zero status" lines).
-  local kb; kb=$(grep -E '^[0-9]+$' "$rss" | sort -n | tail -1); kb=${kb:-0}
-  echo "$n $name $i apply $aw $ar $ap $kb $al" >>"$work/rows"
-  echo "$n $name $i refresh $pw $pr 0 $kb $pl" >>"$work/rows"
-  echo "$n $name $i destroy $wall $reqs $peak $kb $load" >>"$work/rows"
+  echo "$n $name $i destroy $wall $reqs $peak $kb $load $pcpu $core" >>"$work/rows"
 }
 
 # The commit measured: the worktree as the provider is built from it.
@@ -187,8 +192,10 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 variants = sys.argv[2].split()
 data = {}
-for n, who, run, phase, wall, reqs, peak, kb, *_ in rows:
-    data.setdefault((int(n), who, phase), []).append((float(wall), int(reqs), int(peak), int(kb)))
+for r in rows:
+    n, who, run, phase, wall, reqs, peak, kb = r[:8]
+    pcpu, core = (float(r[9]), float(r[10])) if len(r) > 10 else (0.0, 0.0)
+    data.setdefault((int(n), who, phase), []).append((float(wall), int(reqs), int(peak), int(kb), pcpu, core))
 def med(n, who, phase, i):
     v = data.get((n, who, phase))
     return statistics.median(x[i] for x in v) if v else None
@@ -196,42 +203,61 @@ def mx(n, who, phase, i):
     v = data.get((n, who, phase))
     return max(x[i] for x in v) if v else None
 sizes = sorted({k[0] for k in data})
-print("Medians of %s; wall in seconds; ratio = wall / floor wall in the same run; req/host = Ironic requests per host" %
+print("Medians of %s; wall and CPU in seconds; ratio = wall / the limit's wall in the same run" %
       ", ".join("%d run(s) at N=%d" % (len(data.get((n, "this", "apply"), [])), n) for n in sizes))
-print("gate = most nodes inspecting/cleaning/deploying/deleting at once, replayed from the provision-state changes in Ironic's log")
+print("limit = the list-polling limit (bench/floor: paged lists every 0.2 s, at most 20 nodes inspecting or cleaning)")
+print("req/host = Ironic requests per host; gate = most nodes inspecting/cleaning/deploying/deleting at once (bench/gatepeak)")
+print("prov CPU = the provider processes' CPU; core CPU = Terraform's own (its CPU less the provider's); share = prov / core")
 print()
-print("| N | who | apply wall | ratio | req | req/host | gate | refresh wall | refresh req | destroy wall | ratio | req/host | peak RSS |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| N | who | apply wall | ratio | req/host | gate | prov CPU | core CPU | peak RSS | refresh wall | req | prov CPU | core CPU | share | plan, 1 change | req | destroy wall | ratio | req/host |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for n in sizes:
     fa, fd = med(n, "floor", "apply", 0), med(n, "floor", "destroy", 0)
     if fa is not None and fd is not None:
-        print("| %d | floor | %.1f | 1.00 | %d | %.1f | %d | - | - | %.1f | 1.00 | %.1f | - |" % (
-            n, fa, med(n, "floor", "apply", 1), med(n, "floor", "apply", 1) / n, mx(n, "floor", "apply", 2),
+        print("| %d | limit | %.1f | 1.00 | %.1f | %d | %.1f (client) | - | - | - | - | - | - | - | - | - | %.1f | 1.00 | %.1f |" % (
+            n, fa, med(n, "floor", "apply", 1) / n, mx(n, "floor", "apply", 2), med(n, "floor", "apply", 4),
             fd, med(n, "floor", "destroy", 1) / n))
     ratio = lambda x, f: "%.2f" % (x / f) if f else "-"
     for who in variants:
         if (n, who, "apply") not in data:
             continue
         a, d = med(n, who, "apply", 0), med(n, who, "destroy", 0)
-        print("| %d | %s | %.1f | %s | %d | %.1f | %d | %.1f | %d | %.1f | %s | %.1f | %.0f MB |" % (
-            n, who, a, ratio(a, fa), med(n, who, "apply", 1), med(n, who, "apply", 1) / n, mx(n, who, "apply", 2),
-            med(n, who, "refresh", 0), med(n, who, "refresh", 1), d, ratio(d, fd),
-            med(n, who, "destroy", 1) / n, mx(n, who, "apply", 3) / 1024))
+        rp, rc = med(n, who, "refresh", 4), med(n, who, "refresh", 5)
+        print("| %d | %s | %.1f | %s | %.1f | %d | %.1f | %.1f | %.0f MB | %.1f | %d | %.1f | %.1f | %s | %s | %s | %.1f | %s | %.1f |" % (
+            n, who, a, ratio(a, fa), med(n, who, "apply", 1) / n, mx(n, who, "apply", 2),
+            med(n, who, "apply", 4), med(n, who, "apply", 5), max(mx(n, who, p, 3) or 0 for p in ("apply", "refresh", "plan1", "destroy")) / 1024,
+            med(n, who, "refresh", 0), med(n, who, "refresh", 1), rp, rc, "%.0f%%" % (100 * rp / rc) if rc else "-",
+            "%.1f" % med(n, who, "plan1", 0) if (n, who, "plan1") in data else "-",
+            "%d" % med(n, who, "plan1", 1) if (n, who, "plan1") in data else "-",
+            d, ratio(d, fd), med(n, who, "destroy", 1) / n))
 print()
-print("Every run (N who run phase wall requests gate-peak rss-kB load-average-1min-at-start):")
+print("Every run (N who run phase wall requests gate-peak provider-peak-rss-kB load-average-1min-at-start provider-cpu-s core-cpu-s):")
 for r in rows:
     print("  " + " ".join(r))
 PY
 } >"$out.tmp"
-[ "$1" = final ] && for f in "$work"/cpu-*.pb.gz "$work"/heap-*.pb.gz; do
-  [ -s "$f" ] || continue
-  kind=$(basename "$f" .pb.gz)
-  {
-    echo
-    echo "## pprof of the provider during the $largest-host apply: $kind (top 15)"
-    go tool pprof -top -nodecount=15 "$this_dir/provider.bin" "$f" 2>/dev/null | sed -n '1,22p'
-  } >>"$out.tmp"
-done
+# The profiles: of each phase, the provider process that worked most (the
+# largest CPU profile), CPU and heap (every allocation since its start).
+if [ "$1" = final ]; then
+  for phase in apply refresh; do
+    d=$work/profile-$largest/$phase
+    cpu=$(ls -S "$d"/cpu-*.pb.gz 2>/dev/null | head -1)
+    [ -n "$cpu" ] || continue
+    heap=${cpu/cpu-/heap-}
+    {
+      echo
+      echo "## pprof of the provider in the $largest-host $phase: CPU (top 15)"
+      go tool pprof -top -nodecount=15 "$this_dir/provider.bin" "$cpu" 2>/dev/null | sed -n '4,22p'
+      if [ -s "$heap" ]; then
+        echo
+        echo "## pprof of the provider in the $largest-host $phase: heap, every allocation (alloc_space, top 15)"
+        go tool pprof -top -nodecount=15 -sample_index=alloc_space "$this_dir/provider.bin" "$heap" 2>/dev/null | sed -n '4,22p'
+      fi
+    } >>"$out.tmp"
+    cp "$cpu" "$here/bench/cpu-$largest-$phase.pb.gz"
+    [ ! -s "$heap" ] || cp "$heap" "$here/bench/heap-$largest-$phase.pb.gz"
+  done
+fi
 if [ "$1" = final ] && [ "${BENCH_GO_BENCH:-1}" != 0 ]; then
   {
     echo

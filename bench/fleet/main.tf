@@ -15,13 +15,20 @@ variable "hosts" {
   default = 20
 }
 
+# The host whose labels the bench's "plan with one change" changes (-1:
+# none).
+variable "changed" {
+  type    = number
+  default = -1
+}
+
 resource "baremetal_host" "fleet" {
   count = var.hosts
 
   name        = "fleet-${count.index}"
   driver      = "fake-hardware"
   driver_info = {}
-  labels      = { pool = "fleet" }
+  labels      = count.index == var.changed ? { pool = "fleet", changed = "yes" } : { pool = "fleet" }
   # Powered on at apply and off at destroy, like the floor (bench/floor).
   online = true
 }

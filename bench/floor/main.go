@@ -2,8 +2,10 @@
 // outside the provider, that drives N fake-hardware nodes through the same
 // states as a baremetal_host (create, manage, inspect, provide with
 // automated cleaning, power on) and back (power off, delete), as fast as
-// the API lets it. It polls every node with one list request every 0.2 s
-// and keeps at most 32 requests in flight.
+// the API lets it: the list-polling limit. It polls every node with one
+// paged list every 0.2 s, keeps at most 32 requests in flight, and lets at
+// most -gate nodes (20, the provider's default max_concurrent, as BMO's)
+// inspect or clean at once.
 //
 //	go run ./bench/floor -endpoint http://127.0.0.1:6385 -hosts 100 -prefix floor apply
 //	go run ./bench/floor -endpoint http://127.0.0.1:6385 -hosts 100 -prefix floor destroy
@@ -37,7 +39,8 @@ var (
 	endpoint = flag.String("endpoint", "http://127.0.0.1:6385", "Ironic API root")
 	hosts    = flag.Int("hosts", 20, "number of nodes")
 	prefix   = flag.String("prefix", "floor", "node name prefix: PREFIX-0 .. PREFIX-(N-1)")
-	timeout  = flag.Duration("timeout", 20*time.Minute, "give up after this long")
+	timeout  = flag.Duration("timeout", time.Hour, "give up after this long")
+	gate     = flag.Int("gate", 20, "most nodes inspecting or cleaning at once (0: no limit)")
 )
 
 type client struct {
@@ -147,7 +150,13 @@ type driver struct {
 	done   bool
 }
 
-func (d *driver) next(n node, present bool, destroy bool) (*step, bool, error) {
+// busyStates are the provision states that take a slot of the gate.
+var busyStates = map[string]bool{"inspecting": true, "inspect wait": true, "cleaning": true, "clean wait": true}
+
+// next is d's next step. slots is how many nodes more may start
+// inspecting or cleaning this round (the gate); next takes one when it
+// sends inspect or provide.
+func (d *driver) next(n node, present bool, destroy bool, slots *int) (*step, bool, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if destroy {
@@ -179,15 +188,17 @@ func (d *driver) next(n node, present bool, destroy bool) (*step, bool, error) {
 		return &step{"PUT", "/v1/nodes/" + n.UUID + "/states/provision", map[string]any{"target": "manage"}}, false, nil
 	case "manageable":
 		if n.InspectionFinishedAt == nil {
-			if d.issued == "inspect" {
+			if d.issued == "inspect" || *slots <= 0 {
 				return nil, false, nil
 			}
+			*slots--
 			d.issued = "inspect"
 			return &step{"PUT", "/v1/nodes/" + n.UUID + "/states/provision", map[string]any{"target": "inspect"}}, false, nil
 		}
-		if d.issued == "provide" {
+		if d.issued == "provide" || *slots <= 0 {
 			return nil, false, nil
 		}
+		*slots--
 		d.issued = "provide"
 		return &step{"PUT", "/v1/nodes/" + n.UUID + "/states/provision", map[string]any{"target": "provide"}}, false, nil
 	case "available":
@@ -203,6 +214,14 @@ func (d *driver) next(n node, present bool, destroy bool) (*step, bool, error) {
 		return nil, false, nil
 	}
 	return nil, false, fmt.Errorf("node %s in provision state %q: %s", d.name, n.ProvisionState, str(n.LastError))
+}
+
+// starting reports whether d's last request started inspection or
+// cleaning.
+func (d *driver) starting() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.issued == "inspect" || d.issued == "provide"
 }
 
 // forget lets a node's action be sent again (after a 409: the node was
@@ -246,7 +265,17 @@ func run(ctx context.Context, c *client, destroy bool) error {
 		if err != nil {
 			return err
 		}
-		pending := 0
+		pending, slots := 0, 1<<30
+		if *gate > 0 {
+			// A node holds a slot from the request that starts its work
+			// until the list shows the work ended.
+			slots = *gate
+			for _, d := range drivers {
+				if !d.done && (busyStates[all[d.name].ProvisionState] || d.busy.Load() && d.starting()) {
+					slots--
+				}
+			}
+		}
 		for _, d := range drivers {
 			if d.done {
 				continue
@@ -256,7 +285,7 @@ func run(ctx context.Context, c *client, destroy bool) error {
 				continue
 			}
 			n, present := all[d.name]
-			s, done, err := d.next(n, present, destroy)
+			s, done, err := d.next(n, present, destroy, &slots)
 			if err != nil {
 				return err
 			}

@@ -16,6 +16,7 @@ type provReply struct {
 	started bool             // Inspect, Prepare
 	details *HardwareDetails // Inspect
 	obs     Observation      // Observe
+	during  func()           // called while the call is being answered
 }
 
 // provCall records one provisioner call.
@@ -67,13 +68,17 @@ func (f *fakeProv) always(method string, r provReply) *fakeProv {
 
 func (f *fakeProv) next(c provCall) provReply {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.calls = append(f.calls, c)
+	r := f.defaults[c.Method]
 	if q := f.script[c.Method]; len(q) > 0 {
 		f.script[c.Method] = q[1:]
-		return q[0]
+		r = q[0]
 	}
-	return f.defaults[c.Method]
+	f.mu.Unlock()
+	if r.during != nil {
+		r.during()
+	}
+	return r
 }
 
 // call is next for the methods that answer only a result and an error.

@@ -383,6 +383,33 @@ func TestGatePowerAfterCleaningNeedsNoSlot(t *testing.T) {
 	}
 }
 
+// A host lets its slot go as soon as it sees its node's cleaning done,
+// before it asks for the power on: the power write is not Ironic's busy
+// work, and under load it takes a second or more (BMO counts only Ironic's
+// busy nodes).
+func TestGateReleasedBeforePowerWrite(t *testing.T) {
+	e, a, b := gatedPair(StateAvailable)
+	ctx := context.Background()
+	a.Spec.Online = true
+
+	// a: cleaning starts (a takes the slot), then is seen done.
+	e.prov.on("Provide", busy10, provReply{})
+	if r := e.m.Step(ctx, a); r.Kind != StepContinue || !e.m.Gate.Holds("a") {
+		t.Fatalf("a: %v holds=%v", r.Kind, e.m.Gate.Holds("a"))
+	}
+	var heldDuringPower, bGotSlot bool
+	e.prov.on("PowerOn", provReply{during: func() {
+		heldDuringPower = e.m.Gate.Holds("a")
+		bGotSlot = e.m.Gate.TryAcquire(gateKey(b))
+	}})
+	if r := e.m.Step(ctx, a); r.Kind != StepSteady {
+		t.Fatalf("a after cleaning: %v", r.Kind)
+	}
+	if heldDuringPower || !bGotSlot {
+		t.Fatalf("during a's power on: a holds the slot %v, b could take it %v; want false, true", heldDuringPower, bGotSlot)
+	}
+}
+
 // gatedPair is a test env whose machine has a gate of one slot, and two
 // hosts in state st named a and b.
 func gatedPair(st State) (e *testEnv, a, b *Host) {

@@ -169,6 +169,9 @@ func (p *pass) handleAvailable(ctx context.Context) StepResult {
 		return r
 	}
 	h.provided = true
+	// Ironic's busy work is over: the slot goes to the next host now, not
+	// after the power write below (a second or more under load).
+	p.m.Gate.Release(gateKey(h))
 	return p.managePower(ctx)
 }
 

@@ -401,8 +401,10 @@ func (w *Watcher) fresh(ctx context.Context, notBefore time.Time) (*snapshot, er
 	}
 }
 
-// startRoundLocked starts a list round after delay (w.mu held).
+// startRoundLocked starts a list round after delay, or later, when the
+// last list started less than listSpacing ago (w.mu held).
 func (w *Watcher) startRoundLocked(delay time.Duration, tick bool) *round {
+	delay = max(delay, w.spacingDelayLocked())
 	r := &round{done: make(chan struct{})}
 	w.cur = r
 	go func() {

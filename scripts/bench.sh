@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
 # Benchmarks, written to bench/results.txt with the commit they measured.
 #
-# For N in BENCH_SIZES (20 100 500), side by side against one Ironic:
-#   - the floor (bench/floor: a minimal API client driving N fake-hardware
-#     nodes through the same states, one list request every 0.2 s, at most 32
-#     requests in flight): apply (create, manage, inspect, provide, power on)
-#     and destroy (power off, delete);
-#   - this provider (bench/fleet): terraform apply -parallelism=N, a refresh
-#     plan, terraform destroy -parallelism=N;
+# For N in BENCH_SIZES (20 100 500 2000), side by side against one Ironic
+# (scripts/ironic.sh's default, 2025.1):
+#   - the list-polling limit (bench/floor: a minimal API client driving N
+#     fake-hardware nodes through the same states, one paged list every
+#     0.2 s, at most 32 requests in flight and 20 nodes inspecting or
+#     cleaning at once, as the provider's gate): apply (create, manage,
+#     inspect, provide, power on) and destroy (power off, delete);
+#   - this provider (bench/fleet): terraform apply -parallelism=N, a
+#     refresh-only plan, a plan with one host's labels changed, terraform
+#     destroy -parallelism=N;
 #   - BENCH_COMPARE=<git rev> also runs the provider built from that rev
 #     (before/after, side by side in the same run).
-# Ironic requests are counted from Ironic's log; the provider's peak RSS is
-# the highest of its processes' peaks (GNU time's %M, written at exit); the
-# most nodes inspecting, cleaning, deploying or deleting at once (to check
-# the capacity gate, 20) is replayed from the provision-state changes each
-# step added to Ironic's log (bench/gatepeak): nothing asks Ironic anything
-# while a step is measured.
-# Sizes up to BENCH_MEDIAN_MAX (500: every size) run BENCH_RUNS (3) times; the
-# table shows medians (19.3 minutes in all on 2 cores, 2026-12-01). In the
-# largest size's first run a CPU profile (30 s) and a heap profile of the
-# provider are taken through BAREMETAL_PPROF_ADDR (BENCH_PPROF_PORT, 16408)
-# and their top lines written to bench/.
+# Ironic requests are counted from Ironic's log. GNU time gives each
+# step's CPU seconds and the provider processes' own (and their peak RSS,
+# written at exit); Terraform core's CPU is the step's less the provider's.
+# The most nodes inspecting, cleaning, deploying or deleting at once (to
+# check the capacity gate, 20) is replayed from the provision-state
+# changes each step added to Ironic's log (bench/gatepeak): nothing asks
+# Ironic anything while a step is measured.
+# Sizes up to BENCH_MEDIAN_MAX (500) run BENCH_RUNS (3) times, larger ones
+# once; the table shows medians. The whole bench took 62 minutes on 2
+# cores at 100, 500 (2 runs each) and 2,000 (2026-12-03). In the largest
+# size's first run every provider process of the apply and the refresh
+# writes whole-process CPU and heap profiles (BAREMETAL_PROFILE_DIR); the
+# top lines of the busiest go into the results and the profiles to bench/.
 #
 # Settings: IRONIC_PORT, IRONIC_DB (sqlite), BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
 # BENCH_COMPARE, BENCH_COMPARE_MAX (compare at sizes up to this, all by

@@ -32,8 +32,13 @@ func (p *Provisioner) syncBoot(ctx context.Context, h *lifecycle.Host, node *nod
 // at rest after it (available, provisioned, externally provisioned),
 // whose inspection was already compared with its architecture: there a
 // cpu_arch that differs was changed behind Terraform's back. Never while
-// inspecting, where it is what Inspect compares.
+// inspecting, where it is what Inspect compares, and never while Ironic's
+// node is inspecting: the inspect interface saves the cpu_arch it found
+// before the move to manageable sets inspection_finished_at.
 func archSettable(h *lifecycle.Host, node *nodes.Node) bool {
+	if node.ProvisionState == psInspecting || node.ProvisionState == psInspectWait {
+		return false
+	}
 	switch h.Status.State {
 	case lifecycle.StateAvailable, lifecycle.StateProvisioned, lifecycle.StateExternallyProvisioned:
 		return true

@@ -83,3 +83,32 @@ func TestBootPatchArchAfterInspection(t *testing.T) {
 		}
 	}
 }
+
+// While Ironic inspects a node, its inspect interface saves what it found
+// (properties.cpu_arch) before the move to manageable sets
+// inspection_finished_at: a pass that reads the node in between must not
+// write the configured architecture over the inspected one, or the
+// mismatch Inspect reports is lost (seen in CI: an x86_64 host that was
+// aarch64 went on to clean with the wrong ramdisk).
+func TestBootPatchArchNotDuringInspection(t *testing.T) {
+	h := fakeSpecHost("h1")
+	h.Spec.Boot.Architecture = "x86_64"
+	h.Status.State = lifecycle.StateInspecting
+	for _, ps := range []string{"inspecting", "inspect wait"} {
+		n := nodesNode("h1", ps, "")
+		n.Properties = map[string]any{"cpu_arch": "aarch64"}
+		patch, err := bootPatch(h, &n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(patch) != 0 {
+			t.Errorf("node %s with inspected cpu_arch aarch64, not finished: patch %v, want none", ps, patch)
+		}
+	}
+	// Before inspection starts the configured architecture is written.
+	n := nodesNode("h1", "manageable", "")
+	n.Properties = map[string]any{"cpu_arch": "aarch64"}
+	if patch, _ := bootPatch(h, &n, nil); len(patch) != 1 {
+		t.Errorf("manageable node before inspection: patch %v, want cpu_arch", patch)
+	}
+}

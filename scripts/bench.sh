@@ -27,6 +27,12 @@
 # writes whole-process CPU and heap profiles (BAREMETAL_PROFILE_DIR); the
 # top lines of the busiest go into the results and the profiles to bench/.
 #
+# The gate lane (BENCH_GATE_SIZE, 500; 0 skips it): fake-hardware's
+# inspection ends at once, so the capacity gate never fills; one more run
+# of the limit and the provider at that size against Ironic restarted with
+# [fake] inspect_delay = BENCH_GATE_DELAY (5 s) shows whether both keep 20
+# nodes busy.
+#
 # Settings: IRONIC_PORT, IRONIC_DB (sqlite), BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
 # BENCH_COMPARE, BENCH_COMPARE_MAX (compare at sizes up to this, all by
 # default), BENCH_FLOOR_MAX (run the floor at sizes up to this, all by
@@ -189,6 +195,7 @@ report() {
   echo "# Database: IRONIC_DB=${IRONIC_DB} (the bench's default is sqlite, as in the issue's own measurements; the"
   echo "# same rig on MariaDB made the floor about 5 times slower, so sqlite leaves the requests, not the database, to compare)"
   echo "# Load averages (1, 5, 15 min) at the start: $load_start; at this report: $(cut -d' ' -f1-3 /proc/loadavg)"
+  [ "${BENCH_GATE_SIZE:-500}" = 0 ] || echo "# The gate lane: Ironic restarted with [fake] inspect_delay = ${BENCH_GATE_DELAY:-5} (seconds), one run at N=${BENCH_GATE_SIZE:-500}"
   [ -z "${BENCH_ROWS_NOTE:-}" ] || echo "# $BENCH_ROWS_NOTE"
   [ -z "${BENCH_COMPARE:-}" ] || echo "# base = provider built from $(git -C "$here" rev-parse --short "$BENCH_COMPARE") ($BENCH_COMPARE), measured in the same run"
   echo
@@ -207,7 +214,7 @@ def med(n, who, phase, i):
 def mx(n, who, phase, i):
     v = data.get((n, who, phase))
     return max(x[i] for x in v) if v else None
-sizes = sorted({k[0] for k in data})
+sizes = sorted({k[0] for k in data if k[2] == "apply"})
 print("Medians of %s; wall and CPU in seconds; ratio = wall / the limit's wall in the same run" %
       ", ".join("%d run(s) at N=%d" % (len(data.get((n, "this", "apply"), [])), n) for n in sizes))
 print("limit = the list-polling limit (bench/floor: paged lists every 0.2 s, at most 20 nodes inspecting or cleaning)")
@@ -235,6 +242,24 @@ for n in sizes:
             "%.1f" % med(n, who, "plan1", 0) if (n, who, "plan1") in data else "-",
             "%d" % med(n, who, "plan1", 1) if (n, who, "plan1") in data else "-",
             d, ratio(d, fd), med(n, who, "destroy", 1) / n))
+gates = sorted({k[0] for k in data if k[2] == "gate-apply"})
+if gates:
+    print()
+    print("The gate lane (fake inspection taking seconds, see above): gate = most nodes busy at once, 20 the cap of both")
+    print()
+    print("| N | who | apply wall | ratio | req/host | gate | prov CPU | peak RSS | destroy wall | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n in gates:
+        fa, fd = med(n, "floor", "gate-apply", 0), med(n, "floor", "gate-destroy", 0)
+        for who in ("floor", "this"):
+            if (n, who, "gate-apply") not in data:
+                continue
+            a, d = med(n, who, "gate-apply", 0), med(n, who, "gate-destroy", 0)
+            print("| %d | %s | %.1f | %s | %.1f | %d | %.1f | %s | %.1f | %s |" % (
+                n, "limit" if who == "floor" else who, a, "%.2f" % (a / fa) if fa else "-",
+                med(n, who, "gate-apply", 1) / n, mx(n, who, "gate-apply", 2), med(n, who, "gate-apply", 4),
+                "-" if who == "floor" else "%.0f MB" % (mx(n, who, "gate-apply", 3) / 1024),
+                d or 0, "%.2f" % (d / fd) if fd and d else "-"))
 print()
 print("Every run (N who run phase wall requests gate-peak provider-peak-rss-kB load-average-1min-at-start provider-cpu-s core-cpu-s):")
 for r in rows:
@@ -303,6 +328,38 @@ for n in $sizes; do
   done
   report partial
 done
+
+# The gate lane: the capacity gate only shows when inspection takes time
+# (fake-hardware's ends at once, so at most 6 nodes were ever busy, for the
+# limit and the provider alike). At BENCH_GATE_SIZE (500; 0 skips it) one
+# run of the limit's and the provider's apply and destroy against an
+# Ironic whose fake inspection takes BENCH_GATE_DELAY (5) seconds
+# ([fake] inspect_delay): both should keep 20 nodes busy, and the apply
+# cannot beat N * delay / 20 seconds.
+gate_size=${BENCH_GATE_SIZE:-500} gate_delay=${BENCH_GATE_DELAY:-5}
+if [ "$gate_size" != 0 ]; then
+  echo "bench: the gate lane, N=$gate_size, inspection $gate_delay s" >&2
+  [ -x "$work/floor" ] || go build -o "$work/floor" ./bench/floor
+  "$here/scripts/ironic.sh" stop
+  IRONIC_FAKE_OPTS="inspect_delay = $gate_delay" "$here/scripts/ironic.sh" start
+  for v in floor this; do
+    if [ "$v" = floor ]; then
+      measure "gate-floor-apply-$gate_size" "$work/floor" -endpoint "$endpoint" -hosts "$gate_size" -prefix gatefloor apply
+      echo "$gate_size floor 1 gate-apply $wall $reqs $peak 0 $load $cpu 0" >>"$work/rows"
+      measure "gate-floor-destroy-$gate_size" "$work/floor" -endpoint "$endpoint" -hosts "$gate_size" -prefix gatefloor destroy
+      echo "$gate_size floor 1 gate-destroy $wall $reqs $peak 0 $load $cpu 0" >>"$work/rows"
+      continue
+    fi
+    dir=$work/tf-gate-$gate_size
+    mkdir -p "$dir"
+    sed "s/fleet-\${count.index}/gate-\${count.index}/" bench/fleet/main.tf >"$dir/main.tf"
+    export TF_CLI_CONFIG_FILE=$work/this.tfrc
+    measure "gate-this-apply-$gate_size" "$TF" -chdir="$dir" apply -auto-approve -input=false -parallelism="$gate_size" -var hosts="$gate_size"
+    echo "$gate_size this 1 gate-apply $wall $reqs $peak $kb $load $pcpu $core" >>"$work/rows"
+    measure "gate-this-destroy-$gate_size" "$TF" -chdir="$dir" destroy -auto-approve -input=false -parallelism="$gate_size" -var hosts="$gate_size"
+    echo "$gate_size this 1 gate-destroy $wall $reqs $peak $kb $load $pcpu $core" >>"$work/rows"
+  done
+fi
 
 report final
 cat "$out"

@@ -216,12 +216,21 @@ func (d *driver) next(n node, present bool, destroy bool, slots *int) (*step, bo
 	return nil, false, fmt.Errorf("node %s in provision state %q: %s", d.name, n.ProvisionState, str(n.LastError))
 }
 
-// starting reports whether d's last request started inspection or
-// cleaning.
-func (d *driver) starting() bool {
+// holds reports whether d holds a gate slot, given its node n in this
+// round's list: from the inspect or provide request until the list shows
+// the work ended. The list can predate the request's 202 (it still shows
+// "manageable"), so the state alone let more than -gate nodes start (40
+// at 500 hosts with a 5 s fake inspection).
+func (d *driver) holds(n node) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.issued == "inspect" || d.issued == "provide"
+	switch d.issued {
+	case "inspect":
+		return !(n.ProvisionState == "manageable" && n.InspectionFinishedAt != nil) && n.ProvisionState != "inspect failed"
+	case "provide":
+		return n.ProvisionState != "available" && n.ProvisionState != "clean failed"
+	}
+	return busyStates[n.ProvisionState]
 }
 
 // forget lets a node's action be sent again (after a 409: the node was
@@ -271,7 +280,7 @@ func run(ctx context.Context, c *client, destroy bool) error {
 			// until the list shows the work ended.
 			slots = *gate
 			for _, d := range drivers {
-				if !d.done && (busyStates[all[d.name].ProvisionState] || d.busy.Load() && d.starting()) {
+				if !d.done && d.holds(all[d.name]) {
 					slots--
 				}
 			}

@@ -219,6 +219,7 @@ func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if !ok {
 		return
 	}
+	prior := snapshot(&state)
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
 	c, ok, err := lifecycle.RefreshClaim(ctx, cat, TFLog{}, state.AllocationID.ValueString(), state.HostID.ValueString(), state.HostName.ValueString())
@@ -233,7 +234,7 @@ func (r *claimResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	state.set(c)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(writeIfChanged(ctx, &resp.State, prior, &state)...)
 }
 
 // Update only runs for changes that keep the host: timeouts, and selector

@@ -331,6 +331,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	prior := snapshot(&state)
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
 	ref := lifecycle.HostRef{ID: state.ID.ValueString(), Name: state.HostName.ValueString(),
@@ -347,7 +348,7 @@ func (r *deploymentResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	state.setStatus(&lifecycle.Host{Spec: lifecycle.HostSpec{Name: ref.Name}, Status: lifecycle.HostStatus{ID: obs.ID, State: obs.State}}, &obs)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(writeIfChanged(ctx, &resp.State, prior, &state)...)
 }
 
 // Update only records provisioning_retries and timeouts: every other input

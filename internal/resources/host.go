@@ -299,6 +299,7 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	prior := snapshot(&state)
 	ctx, cancel := context.WithTimeout(ctx, refreshTimeout)
 	defer cancel()
 	h := &lifecycle.Host{Spec: lifecycle.HostSpec{Name: state.Name.ValueString()}, Status: state.status()}
@@ -313,7 +314,7 @@ func (r *hostResource) Read(ctx context.Context, req resource.ReadRequest, resp 
 		return
 	}
 	resp.Diagnostics.Append(state.readNode(ctx, r.machine(), h, obs, false)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(writeIfChanged(ctx, &resp.State, prior, &state)...)
 }
 
 func (r *hostResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -33,6 +33,10 @@
 # [fake] inspect_delay = BENCH_GATE_DELAY (5 s) shows whether both keep 20
 # nodes busy.
 #
+# At the largest size the provider also runs apply and destroy at
+# -parallelism=BENCH_LOW_PARALLELISM (200; 0 skips it): its memory is
+# mostly the RPCs Terraform keeps in flight.
+#
 # Settings: IRONIC_PORT, IRONIC_DB (sqlite), BENCH_SIZES, BENCH_RUNS, BENCH_MEDIAN_MAX,
 # BENCH_COMPARE, BENCH_COMPARE_MAX (compare at sizes up to this, all by
 # default), BENCH_FLOOR_MAX (run the floor at sizes up to this, all by
@@ -171,6 +175,17 @@ run_provider() { # NAME N RUN
   echo "$n $name $i plan1 $wall $reqs 0 $kb $load $pcpu $core" >>"$work/rows"
   measure "$name-destroy-$n-$i" "$TF" -chdir="$dir" destroy -auto-approve -input=false -parallelism="$n" -var hosts="$n"
   echo "$n $name $i destroy $wall $reqs $peak $kb $load $pcpu $core" >>"$work/rows"
+  # At the largest size, once more at a lower -parallelism: the provider's
+  # memory is mostly Terraform's RPCs in flight (one per host at
+  # -parallelism=N), while the capacity gate, not the parallelism, sets the
+  # pace once enough hosts are in flight to keep it full.
+  local p=${BENCH_LOW_PARALLELISM:-200}
+  if [ "$n" = "$largest" ] && [ "$i" = 1 ] && [ "$name" = this ] && [ "$p" != 0 ] && [ "$p" -lt "$n" ]; then
+    measure "$name-apply-p$p-$n" "$TF" -chdir="$dir" apply -auto-approve -input=false -parallelism="$p" -var hosts="$n"
+    echo "$n $name $i apply-p$p $wall $reqs $peak $kb $load $pcpu $core" >>"$work/rows"
+    measure "$name-destroy-p$p-$n" "$TF" -chdir="$dir" destroy -auto-approve -input=false -parallelism="$p" -var hosts="$n"
+    echo "$n $name $i destroy-p$p $wall $reqs $peak $kb $load $pcpu $core" >>"$work/rows"
+  fi
 }
 
 # The commit measured: the worktree as the provider is built from it.
@@ -242,6 +257,21 @@ for n in sizes:
             "%.1f" % med(n, who, "plan1", 0) if (n, who, "plan1") in data else "-",
             "%d" % med(n, who, "plan1", 1) if (n, who, "plan1") in data else "-",
             d, ratio(d, fd), med(n, who, "destroy", 1) / n))
+low = sorted({(k[0], k[2][len("apply-p"):]) for k in data if k[1] == "this" and k[2].startswith("apply-p")})
+if low:
+    print()
+    print("A lower -parallelism (the same hosts, one run): ratio = wall / the limit's wall at that N")
+    print()
+    print("| N | -parallelism | apply wall | ratio | req/host | gate | prov CPU | peak RSS | destroy wall | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, p in low:
+        fa, fd = med(n, "floor", "apply", 0), med(n, "floor", "destroy", 0)
+        a, d = med(n, "this", "apply-p" + p, 0), med(n, "this", "destroy-p" + p, 0)
+        print("| %d | %s | %.1f | %s | %.1f | %d | %.1f | %.0f MB | %s | %s |" % (
+            n, p, a, "%.2f" % (a / fa) if fa else "-", med(n, "this", "apply-p" + p, 1) / n,
+            mx(n, "this", "apply-p" + p, 2), med(n, "this", "apply-p" + p, 4),
+            max(mx(n, "this", ph + p, 3) or 0 for ph in ("apply-p", "destroy-p")) / 1024,
+            "%.1f" % d if d else "-", "%.2f" % (d / fd) if fd and d else "-"))
 gates = sorted({k[0] for k in data if k[2] == "gate-apply"})
 if gates:
     print()

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 )
@@ -66,8 +67,55 @@ func unshare(v reflect.Value) {
 // writeIfChanged sets st to model unless model equals prior, the snapshot
 // of the model read from st.
 func writeIfChanged[T any](ctx context.Context, st *tfsdk.State, prior T, model *T) diag.Diagnostics {
-	if reflect.DeepEqual(prior, *model) {
+	if modelEqual(reflect.ValueOf(prior), reflect.ValueOf(*model)) {
 		return nil
 	}
 	return st.Set(ctx, model)
+}
+
+var attrValue = reflect.TypeFor[attr.Value]()
+
+// modelEqual compares two models as the state would: the framework's
+// values with their own Equal (reflect.DeepEqual told a list rebuilt with
+// no elements from the one read, so every host's Read still wrote its
+// state), this provider's structs, pointers and slices field by field.
+func modelEqual(a, b reflect.Value) bool {
+	if a.Type().Implements(attrValue) && a.CanInterface() {
+		av, aok := a.Interface().(attr.Value)
+		bv, bok := b.Interface().(attr.Value)
+		return aok && bok && av.Equal(bv)
+	}
+	switch a.Kind() {
+	case reflect.Pointer:
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		return modelEqual(a.Elem(), b.Elem())
+	case reflect.Slice:
+		if a.IsNil() != b.IsNil() || a.Len() != b.Len() {
+			return false
+		}
+		for i := range a.Len() {
+			if !modelEqual(a.Index(i), b.Index(i)) {
+				return false
+			}
+		}
+		return true
+	case reflect.Struct:
+		if !strings.HasPrefix(a.Type().PkgPath(), modelPkg) {
+			break
+		}
+		for i := range a.NumField() {
+			if f := a.Type().Field(i); f.IsExported() || f.Anonymous {
+				if !modelEqual(a.Field(i), b.Field(i)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if a.CanInterface() {
+		return reflect.DeepEqual(a.Interface(), b.Interface())
+	}
+	return true
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -20,20 +21,23 @@ type rbEmbedded struct {
 }
 
 type rbModel struct {
-	ID types.String `tfsdk:"id"`
-	L  []rbInner    `tfsdk:"l"`
+	ID   types.String `tfsdk:"id"`
+	Tags types.List   `tfsdk:"tags"`
+	L    []rbInner    `tfsdk:"l"`
 	rbEmbedded
 }
 
 var rbSchema = schema.Schema{Attributes: map[string]schema.Attribute{
-	"id": schema.StringAttribute{Optional: true},
+	"id":   schema.StringAttribute{Optional: true},
+	"tags": schema.ListAttribute{Optional: true, ElementType: types.StringType},
 	"l": schema.ListNestedAttribute{Optional: true, NestedObject: schema.NestedAttributeObject{
 		Attributes: map[string]schema.Attribute{"a": schema.StringAttribute{Optional: true}}}},
 	"p": schema.SingleNestedAttribute{Optional: true, Attributes: map[string]schema.Attribute{"a": schema.StringAttribute{Optional: true}}},
 }}
 
 func rbFixture() rbModel {
-	return rbModel{ID: types.StringValue("x"), L: []rbInner{{A: types.StringValue("1")}},
+	return rbModel{ID: types.StringValue("x"), Tags: types.ListValueMust(types.StringType, []attr.Value{}),
+		L:          []rbInner{{A: types.StringValue("1")}},
 		rbEmbedded: rbEmbedded{P: &rbInner{A: types.StringValue("2")}}}
 }
 
@@ -67,6 +71,15 @@ func TestWriteIfChanged(t *testing.T) {
 	}
 	if !st.Raw.IsNull() {
 		t.Fatalf("an unchanged model was written: %s", st.Raw)
+	}
+	// A Read rebuilds values: an empty list made from no elements is the
+	// same state as the empty list read (reflect.DeepEqual said not).
+	m.Tags = types.ListValueMust(types.StringType, nil)
+	if d := writeIfChanged(ctx, &st, prior, &m); d.HasError() {
+		t.Fatal(d)
+	}
+	if !st.Raw.IsNull() {
+		t.Fatalf("a model equal but for how its empty list was built was written: %s", st.Raw)
 	}
 	m.P.A = types.StringValue("changed")
 	if d := writeIfChanged(ctx, &st, prior, &m); d.HasError() {

@@ -194,11 +194,15 @@ dirty=$(git -C "$here" status --porcelain --untracked-files=no | grep -q . && ec
 mkdir -p "$here/.tools/bench-provider"
 go build -o "$work/gatepeak" ./bench/gatepeak
 variants="this"
+# tfrc DIR FILE: a CLI config that takes the provider from DIR.
+tfrc() {
+  printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$1" >"$2"
+}
 this_dir=$(provider_dir this work)
-printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$this_dir" >"$work/this.tfrc"
+tfrc "$this_dir" "$work/this.tfrc"
 if [ -n "${BENCH_COMPARE:-}" ]; then
   base_dir=$(provider_dir base "$BENCH_COMPARE")
-  printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$base_dir" >"$work/base.tfrc"
+  tfrc "$base_dir" "$work/base.tfrc"
   variants="base this"
 fi
 # report partial|final: writes bench/results.txt from the rows so far.
@@ -214,7 +218,7 @@ report() {
   [ -z "${BENCH_ROWS_NOTE:-}" ] || echo "# $BENCH_ROWS_NOTE"
   [ -z "${BENCH_COMPARE:-}" ] || echo "# base = provider built from $(git -C "$here" rev-parse --short "$BENCH_COMPARE") ($BENCH_COMPARE), measured in the same run"
   echo
-  python3 - "$work/rows" "$variants" <<'PY'
+  python3 - "$work/rows" "$variants" "${BENCH_GATE_DELAY:-5}" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
 variants = sys.argv[2].split()
@@ -275,7 +279,7 @@ if low:
 gates = sorted({k[0] for k in data if k[2] == "gate-apply"})
 if gates:
     print()
-    print("The gate lane (fake inspection taking seconds, see above): gate = most nodes busy at once, 20 the cap of both")
+    print("The gate lane (Ironic's fake inspection taking %s s): gate = most nodes busy at once, 20 the cap of both" % sys.argv[3])
     print()
     print("| N | who | apply wall | ratio | req/host | gate | prov CPU | peak RSS | destroy wall | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -49,9 +49,9 @@ cd "$here"
 sizes=${BENCH_SIZES:-20 100 500 2000}
 runs=${BENCH_RUNS:-3}
 median_max=${BENCH_MEDIAN_MAX:-500}
-command -v bc >/dev/null || { apt-get update -qq && apt-get install -y -qq bc >/dev/null; }
-command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 >/dev/null; }
-[ -x /usr/bin/time ] || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
+command -v bc >/dev/null || host_install bc
+command -v python3 >/dev/null || host_install python3
+[ -x /usr/bin/time ] || host_install time
 out=$here/bench/results.txt
 bench_start=$(date +%s)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -1,5 +1,6 @@
-# Shared by ironic.sh and ipa.sh, which build Debian folders with
-# debootstrap and keep them outside the clone.
+# Shared by ironic.sh, ipa.sh and osimage.sh, which build Debian folders
+# with debootstrap and keep them outside the clone, and by every script
+# that installs host packages (host_install).
 
 # cache_dir: where the folders and their tarballs are kept.
 cache_dir() { echo "${BAREMETAL_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/terraform-provider-baremetal}"; }
@@ -38,14 +39,29 @@ mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" || exit 1
 exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
 }
 
-# host_install PKG...: install the host's missing packages PKG
-# (non-interactive; waits for another apt's lock). No PKG: nothing.
+# host_install PKG...: install the host's packages PKG (non-interactive).
+# No PKG: nothing. CI runs lanes side by side on a fresh machine, and two
+# of them may install at once (qemu for the VM lane, Debian 12's Ironic
+# for the compatibility lane): apt's DPkg::Lock::Timeout waits for dpkg's
+# lock only, and a second `apt-get update` fails at once on the lists'
+# lock ("Could not get lock /var/lib/apt/lists/lock"). So this
+# repository's installs take turns on one lock file, and an update that
+# meets another program's apt (apt-daily at boot) is tried again.
 host_install() {
   [ $# = 0 ] && return 0
-  log "installing $*"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=1200 update -qq
-  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "$@" >/dev/null
+  echo "$(basename "$0"): installing $*" >&2
+  (
+    export DEBIAN_FRONTEND=noninteractive
+    flock -w 1800 9 || { echo "host_install: another install held /run/lock/baremetal-tf-apt.lock for 30 minutes" >&2; exit 1; }
+    local i err
+    for i in $(seq 1 120); do
+      err=$(apt-get -o DPkg::Lock::Timeout=1200 update -qq 2>&1) && break
+      if [ "$i" = 120 ] || ! grep -q 'Could not get lock' <<<"$err"; then echo "$err" >&2; exit 1; fi
+      [ "$i" = 1 ] && echo "host_install: apt's lists are locked by another apt; waiting up to 10 minutes" >&2
+      sleep 5
+    done
+    apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "$@" >/dev/null
+  ) 9>/run/lock/baremetal-tf-apt.lock
 }
 
 # image_root ROOT SUITE LOG: debootstrap_root of SUITE in ROOT for an image

@@ -119,14 +119,6 @@ log() { echo "ironic.sh: $*" >&2; }
 # first on PATH).
 py=/usr/bin/python3
 
-# apt_install PKG...: Debian packages, non-interactive; waits for dpkg's
-# lock when another apt runs.
-apt_install() {
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=1200 update -qq
-  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends "$@" >/dev/null
-}
-
 # ---------------------------------------------------------------------------
 # The Ironic release: the running rig's, else IRONIC_RELEASE.
 #   2025.1  Debian 13 (trixie)'s Ironic 29.0 in a folder (the default)
@@ -195,7 +187,7 @@ ironic_exec() {
 # with nothing started on the host.
 folder_build() {
   local dir=$1 m suite sources valid=
-  command -v debootstrap >/dev/null || { log "installing debootstrap"; apt_install debootstrap; }
+  command -v debootstrap >/dev/null || { log "installing debootstrap"; host_install debootstrap; }
   m=$(mirror); suite=$(suite)
   log "building a Debian $suite folder for Ironic in $dir from $m (about 5 minutes)"
   mkdir -p "$dir"
@@ -257,7 +249,7 @@ folder_install() {
       mkdir -p "$tmp"
       zstd -dc -T0 <"$tarball" | tar -C "$tmp" -xf - || { rm -rf "$tmp"; exit 1; }
     else
-      command -v zstd >/dev/null || apt_install zstd
+      command -v zstd >/dev/null || host_install zstd
       folder_build "$tmp" || { rm -rf "$tmp"; exit 1; }
       log "writing $tarball"
       tar -C "$tmp" -cf - . | zstd -q -3 -T0 -o "$tarball.tmp" && mv "$tarball.tmp" "$tarball"
@@ -358,7 +350,7 @@ install() {
   fi
   if [ ${#want[@]} -gt 0 ]; then
     log "installing ${want[*]} from Debian (a few minutes)"
-    apt_install "${want[@]}"
+    host_install "${want[@]}"
   fi
   if in_folder; then
     folder_install

@@ -33,6 +33,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/scripts/debian.sh"
 expiration=${KEYSTONE_TOKEN_EXPIRATION:-3600}
 run=${IRONIC_RUN_DIR:-$here/.tools/run}
 mkdir -p "$run"
@@ -64,16 +65,7 @@ install() {
     return 0
   fi
   log "installing python3-keystone from Debian (a couple of minutes)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  # Other installs may hold dpkg's lock for a while: retry.
-  for i in $(seq 1 30); do
-    if apt-get install -y -qq --no-install-recommends python3-keystone python3-keystonemiddleware >/dev/null; then
-      return 0
-    fi
-    log "apt-get failed (lock held?), retry $i"; sleep 10
-  done
-  return 1
+  host_install python3-keystone python3-keystonemiddleware
 }
 
 keystone_up() {

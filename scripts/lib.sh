@@ -1,6 +1,7 @@
 # Shared by demo.sh and bench.sh: a Terraform that uses this repository's
 # provider build (dev_overrides), next to a running Ironic.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$here/scripts/debian.sh"
 
 setup_terraform() {
   TF=$("$here/scripts/terraform.sh")
@@ -31,8 +32,5 @@ ironic_requests() { "$here/scripts/ironic.sh" requests; }
 vm_tools() {
   command -v qemu-system-x86_64 >/dev/null && command -v qemu-img >/dev/null &&
     [ -f /usr/lib/ipxe/qemu/efi-virtio.rom ] && return 0
-  echo "== installing qemu" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=1200 update -qq
-  apt-get -o DPkg::Lock::Timeout=1200 install -y -qq --no-install-recommends qemu-system-x86 ipxe-qemu qemu-utils >/dev/null
+  host_install qemu-system-x86 ipxe-qemu qemu-utils
 }

@@ -36,12 +36,17 @@ func TestAccHost_lifecycle(t *testing.T) {
 	acctest.PreCheck(t)
 	// Every step changes the host in place: the id stays the same.
 	sameHost := statecheck.CompareValue(compare.ValuesSame())
+	// A refresh that finds nothing new keeps last_updated (it once came
+	// back as Ironic's older updated_at, drift on every host).
+	sameStamp := statecheck.CompareValue(compare.ValuesSame())
 	const addr = "baremetal_host.test"
+	first := fakeHost(name, `  labels = { rack = "r1" }
+  driver_secrets = { fake_password = "first" }`)
 	acctest.ParallelTest(t, noNodesNamed(t, name), []resource.TestStep{
 		{ // registering -> inspecting -> preparing -> available, off.
-			Config: fakeHost(name, `  labels = { rack = "r1" }
-  driver_secrets = { fake_password = "first" }`),
+			Config: first,
 			ConfigStateChecks: []statecheck.StateCheck{
+				sameStamp.AddStateValue(addr, tfjsonpath.New("last_updated")),
 				expectAttr(addr, "provisioning_state", knownvalue.StringExact("available")),
 				expectAttr(addr, "ironic_state", knownvalue.StringExact("available")),
 				expectAttr(addr, "operational_status", knownvalue.StringExact("OK")),
@@ -51,6 +56,11 @@ func TestAccHost_lifecycle(t *testing.T) {
 				expectAttr(addr, "id", knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f-]{36}$`))),
 				sameHost.AddStateValue(addr, tfjsonpath.New("id")),
 			},
+		},
+		{ // The same configuration: the apply refreshes and changes nothing.
+			Config:            first,
+			ConfigPlanChecks:  preApply(untouched(addr)),
+			ConfigStateChecks: []statecheck.StateCheck{sameStamp.AddStateValue(addr, tfjsonpath.New("last_updated"))},
 		},
 		{ // Power on, labels and credentials change in place.
 			Config: fakeHost(name, `  online = true

@@ -304,6 +304,13 @@ func (m *hostModel) status() lifecycle.HostStatus {
 		PreparedRootDeviceHints: m.RootDeviceHints.hints(),
 		PreparedRAID:            m.RAID.config(context.Background()),
 	}
+	// Kept from the state, so a pass that changes nothing (a refresh) keeps
+	// it: left zero, setStatus took Ironic's updated_at instead, a second or
+	// two before the last pass's stamp, and every refresh after an apply
+	// reported each host's last_updated "changed outside of Terraform".
+	if t, err := time.Parse(time.RFC3339, m.LastUpdated.ValueString()); err == nil {
+		st.LastUpdated = t
+	}
 	return st
 }
 

@@ -107,17 +107,25 @@ func str(p *string) string {
 }
 
 // list reads every node with the fields the floor needs (one request per
-// 1000 nodes).
+// 1000 nodes). A page's marker is the last node of the page before; when a
+// destroy deletes that node between the two requests Ironic answers 404,
+// and the list starts again.
 func (c *client) list(ctx context.Context) (map[string]node, error) {
+	const first = "/v1/nodes?fields=uuid,name,provision_state,target_provision_state,power_state,target_power_state,last_error,inspection_finished_at&limit=1000"
 	out := map[string]node{}
-	path := "/v1/nodes?fields=uuid,name,provision_state,target_provision_state,power_state,target_power_state,last_error,inspection_finished_at&limit=1000"
-	for path != "" {
+	restarts := 0
+	for path := first; path != ""; {
 		var page struct {
 			Nodes []node `json:"nodes"`
 			Next  string `json:"next"`
 		}
-		if _, err := c.do(ctx, "GET", path, nil, &page); err != nil {
-			return nil, err
+		if code, err := c.do(ctx, "GET", path, nil, &page); err != nil {
+			if code != http.StatusNotFound || path == first || restarts == 10 {
+				return nil, err
+			}
+			restarts++
+			out, path = map[string]node{}, first
+			continue
 		}
 		for _, n := range page.Nodes {
 			out[n.Name] = n

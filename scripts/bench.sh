@@ -194,10 +194,6 @@ dirty=$(git -C "$here" status --porcelain --untracked-files=no | grep -q . && ec
 mkdir -p "$here/.tools/bench-provider"
 go build -o "$work/gatepeak" ./bench/gatepeak
 variants="this"
-# tfrc DIR FILE: a CLI config that takes the provider from DIR.
-tfrc() {
-  printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$1" >"$2"
-}
 this_dir=$(provider_dir this work)
 tfrc "$this_dir" "$work/this.tfrc"
 if [ -n "${BENCH_COMPARE:-}" ]; then

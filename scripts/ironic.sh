@@ -187,7 +187,7 @@ ironic_exec() {
 # with nothing started on the host.
 folder_build() {
   local dir=$1 m suite sources valid=
-  command -v debootstrap >/dev/null || { log "installing debootstrap"; host_install debootstrap; }
+  command -v debootstrap >/dev/null || host_install debootstrap
   m=$(mirror); suite=$(suite)
   log "building a Debian $suite folder for Ironic in $dir from $m (about 5 minutes)"
   mkdir -p "$dir"

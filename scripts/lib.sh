@@ -3,19 +3,18 @@
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$here/scripts/debian.sh"
 
+# tfrc DIR FILE: a Terraform CLI config in FILE that takes the provider
+# from DIR (dev_overrides).
+tfrc() {
+  printf 'provider_installation {\n  dev_overrides {\n    "registry.terraform.io/baremetal-tf/baremetal" = "%s"\n  }\n  direct {}\n}\n' "$1" >"$2"
+}
+
 setup_terraform() {
   TF=$("$here/scripts/terraform.sh")
   mkdir -p "$here/.tools/bin"
   go build -o "$here/.tools/provider/terraform-provider-baremetal" "$here"
   export TF_CLI_CONFIG_FILE="$here/.tools/dev.tfrc"
-  cat >"$TF_CLI_CONFIG_FILE" <<RC
-provider_installation {
-  dev_overrides {
-    "registry.terraform.io/baremetal-tf/baremetal" = "$here/.tools/provider"
-  }
-  direct {}
-}
-RC
+  tfrc "$here/.tools/provider" "$TF_CLI_CONFIG_FILE"
   export BAREMETAL_ENDPOINT=http://127.0.0.1:${IRONIC_PORT:-6385}
 }
 
